@@ -1,0 +1,98 @@
+// The ndcuda exception hierarchy and the checks that turn CUDA return codes into exceptions.
+// Builds on the CUDA runtime's error codes only; every other layer reports failures through it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <source_location>
+#include <stdexcept>
+#include <string>
+
+namespace ndcuda {
+
+/// Base of every exception ndcuda throws. Messages say what was asked, what went wrong and
+/// what to do about it.
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A CUDA runtime or driver call failed.
+class cuda_error : public error {
+ public:
+  cuda_error(int code, std::string name, std::string call, std::string where, const std::string& message);
+
+  /// The raw cudaError_t or CUresult value.
+  [[nodiscard]] int code() const noexcept { return code_; }
+  /// The symbolic name, e.g. "cudaErrorInvalidValue".
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// The call as written in the source, e.g. "cudaMalloc(&p, bytes)".
+  [[nodiscard]] const std::string& call() const noexcept { return call_; }
+  /// file:line (function) of the call.
+  [[nodiscard]] const std::string& where() const noexcept { return where_; }
+
+ private:
+  int code_;
+  std::string name_;
+  std::string call_;
+  std::string where_;
+};
+
+/// An allocation could not be satisfied, even after cached memory was released.
+class out_of_memory : public error {
+ public:
+  using error::error;
+};
+
+/// NVRTC rejected generated source. Holds the source and the compiler log.
+class compile_error : public error {
+ public:
+  compile_error(const std::string& message, std::string source, std::string log)
+      : error(message), source_(std::move(source)), log_(std::move(log)) {}
+  [[nodiscard]] const std::string& source() const noexcept { return source_; }
+  [[nodiscard]] const std::string& log() const noexcept { return log_; }
+
+ private:
+  std::string source_;
+  std::string log_;
+};
+
+/// Shapes, axes or indices that do not fit together (NumPy's ValueError/IndexError/AxisError).
+class shape_error : public error {
+ public:
+  using error::error;
+};
+
+/// An operation that cannot be recorded into the CUDA graph being captured on its stream.
+class capture_error : public error {
+ public:
+  using error::error;
+};
+
+/// A device that does not exist, is not usable, or cannot do what was asked.
+class device_error : public error {
+ public:
+  using error::error;
+};
+
+namespace detail {
+
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const std::source_location& where,
+                                   const char* hint = nullptr);
+
+/// Throws cuda_error unless `code` is cudaSuccess. `call` is the stringified expression.
+inline void check_cuda(cudaError_t code, const char* call,
+                       const std::source_location& where = std::source_location::current()) {
+  if (code != cudaSuccess) [[unlikely]] {
+    throw_cuda_error(code, call, where);
+  }
+}
+
+/// "file.cpp:42 (function)" for messages.
+[[nodiscard]] std::string format_location(const std::source_location& where);
+
+}  // namespace detail
+}  // namespace ndcuda
+
+/// Checks a CUDA runtime call and throws ndcuda::cuda_error naming the call on failure.
+#define NDCUDA_CUDA_CHECK(...) ::ndcuda::detail::check_cuda((__VA_ARGS__), #__VA_ARGS__)

@@ -1,0 +1,107 @@
+// Resolves the driver API through cudart so that libcuda.so.1 is a run-time, not a link-time, need.
+#include "device/driver_api.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <string>
+
+namespace ndcuda::detail {
+namespace {
+
+// The ABI version the entry points are requested at: the oldest toolkit ndcuda supports.
+constexpr int requested_driver_abi = 12000;
+
+template <class Fn>
+bool resolve(const char* symbol, Fn& fn, std::string& why) {
+  void* address = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+#if CUDART_VERSION >= 12050
+  cudaError_t rc = cudaGetDriverEntryPointByVersion(symbol, &address, requested_driver_abi, cudaEnableDefault, &status);
+#else
+  cudaError_t rc = cudaGetDriverEntryPoint(symbol, &address, cudaEnableDefault, &status);
+#endif
+  if (rc != cudaSuccess || status != cudaDriverEntryPointSuccess || address == nullptr) {
+    (void)cudaGetLastError();
+    if (rc != cudaSuccess) {
+      why = std::string("the CUDA driver could not be loaded (") + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc) +
+            "); install an NVIDIA driver that supports CUDA " + std::to_string(CUDART_VERSION / 1000) + "." +
+            std::to_string(CUDART_VERSION % 1000 / 10) + " or newer";
+    } else {
+      why = std::string("the installed CUDA driver has no entry point ") + symbol + "; update the NVIDIA driver";
+    }
+    return false;
+  }
+  fn = reinterpret_cast<Fn>(address);
+  return true;
+}
+
+struct loaded_driver {
+  driver_api api;
+  bool ok = false;
+  std::string why;
+};
+
+const loaded_driver& load_driver() {
+  static const loaded_driver loaded = [] {
+    loaded_driver d;
+    driver_api& a = d.api;
+    d.ok = resolve("cuInit", a.init, d.why) && resolve("cuDeviceGetCount", a.device_get_count, d.why) &&
+           resolve("cuDeviceGet", a.device_get, d.why) && resolve("cuDeviceGetName", a.device_get_name, d.why) &&
+           resolve("cuDeviceGetUuid", a.device_get_uuid, d.why) &&
+           resolve("cuDeviceTotalMem", a.device_total_mem, d.why) &&
+           resolve("cuDevicePrimaryCtxGetState", a.primary_ctx_get_state, d.why) &&
+           resolve("cuCtxGetCurrent", a.ctx_get_current, d.why) &&
+           resolve("cuCtxSetCurrent", a.ctx_set_current, d.why) &&
+           resolve("cuGetErrorName", a.get_error_name, d.why) &&
+           resolve("cuGetErrorString", a.get_error_string, d.why);
+    if (d.ok) {
+      if (CUresult rc = a.init(0); rc != CUDA_SUCCESS) {
+        const char* name = "unknown";
+        a.get_error_name(rc, &name);
+        d.ok = false;
+        d.why = std::string("cuInit failed with ") + name +
+                (rc == CUDA_ERROR_NO_DEVICE ? " (no CUDA-capable device is visible; check CUDA_VISIBLE_DEVICES)" : "");
+      }
+    }
+    return d;
+  }();
+  return loaded;
+}
+
+}  // namespace
+
+const driver_api* try_driver(std::string* why) noexcept {
+  const loaded_driver& d = load_driver();
+  if (!d.ok) {
+    if (why != nullptr) {
+      *why = d.why;
+    }
+    return nullptr;
+  }
+  return &d.api;
+}
+
+const driver_api& driver() {
+  std::string why;
+  const driver_api* api = try_driver(&why);
+  if (api == nullptr) {
+    throw device_error("no CUDA device available: " + why);
+  }
+  return *api;
+}
+
+void throw_driver_error(CUresult code, const char* call, const std::source_location& where) {
+  const char* name = "CUDA_ERROR_UNKNOWN";
+  const char* text = "unknown driver error";
+  if (const driver_api* api = try_driver(nullptr)) {
+    api->get_error_name(code, &name);
+    api->get_error_string(code, &text);
+  }
+  std::string location = format_location(where);
+  std::string message = "CUDA driver call " + std::string(call) + " failed with " + name + " (" +
+                        std::to_string(static_cast<int>(code)) + "): " + text + " at " + location;
+  throw cuda_error(static_cast<int>(code), name, call, std::move(location), message);
+}
+
+}  // namespace ndcuda::detail
