@@ -1,12 +1,10 @@
 // Builds the messages of cuda_error: code, symbolic name, the call and where it was made.
 #include <ndcuda/core/error.hpp>
-
 #include <string>
 
 namespace ndcuda {
 
-cuda_error::cuda_error(int code, std::string name, std::string call, std::string where,
-                       const std::string& message)
+cuda_error::cuda_error(int code, std::string name, std::string call, std::string where, const std::string& message)
     : error(message), code_(code), name_(std::move(name)), call_(std::move(call)), where_(std::move(where)) {}
 
 namespace detail {
@@ -29,8 +27,7 @@ void throw_cuda_error(cudaError_t code, const char* call, const std::source_loca
   std::string name = cudaGetErrorName(code);
   std::string location = format_location(where);
   std::string message = "CUDA call " + std::string(call) + " failed with " + name + " (" +
-                        std::to_string(static_cast<int>(code)) + "): " + cudaGetErrorString(code) + " at " +
-                        location;
+                        std::to_string(static_cast<int>(code)) + "): " + cudaGetErrorString(code) + " at " + location;
   if (hint != nullptr) {
     message += ". ";
     message += hint;

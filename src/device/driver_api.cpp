@@ -3,7 +3,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <mutex>
 #include <string>
 
 namespace ndcuda::detail {
@@ -24,9 +23,9 @@ bool resolve(const char* symbol, Fn& fn, std::string& why) {
   if (rc != cudaSuccess || status != cudaDriverEntryPointSuccess || address == nullptr) {
     (void)cudaGetLastError();
     if (rc != cudaSuccess) {
-      why = std::string("the CUDA driver could not be loaded (") + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc) +
-            "); install an NVIDIA driver that supports CUDA " + std::to_string(CUDART_VERSION / 1000) + "." +
-            std::to_string(CUDART_VERSION % 1000 / 10) + " or newer";
+      why = std::string("the CUDA driver could not be loaded (") + cudaGetErrorName(rc) + ": " +
+            cudaGetErrorString(rc) + "); install an NVIDIA driver that supports CUDA " +
+            std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) + " or newer";
     } else {
       why = std::string("the installed CUDA driver has no entry point ") + symbol + "; update the NVIDIA driver";
     }
@@ -48,12 +47,12 @@ const loaded_driver& load_driver() {
     driver_api& a = d.api;
     d.ok = resolve("cuInit", a.init, d.why) && resolve("cuDeviceGetCount", a.device_get_count, d.why) &&
            resolve("cuDeviceGet", a.device_get, d.why) && resolve("cuDeviceGetName", a.device_get_name, d.why) &&
+           resolve("cuDeviceGetAttribute", a.device_get_attribute, d.why) &&
            resolve("cuDeviceGetUuid", a.device_get_uuid, d.why) &&
            resolve("cuDeviceTotalMem", a.device_total_mem, d.why) &&
            resolve("cuDevicePrimaryCtxGetState", a.primary_ctx_get_state, d.why) &&
            resolve("cuCtxGetCurrent", a.ctx_get_current, d.why) &&
-           resolve("cuCtxSetCurrent", a.ctx_set_current, d.why) &&
-           resolve("cuGetErrorName", a.get_error_name, d.why) &&
+           resolve("cuCtxSetCurrent", a.ctx_set_current, d.why) && resolve("cuGetErrorName", a.get_error_name, d.why) &&
            resolve("cuGetErrorString", a.get_error_string, d.why);
     if (d.ok) {
       if (CUresult rc = a.init(0); rc != CUDA_SUCCESS) {

@@ -5,7 +5,6 @@
 #include <cuda.h>
 
 #include <ndcuda/core/error.hpp>
-
 #include <source_location>
 #include <string>
 
@@ -16,6 +15,7 @@ struct driver_api {
   decltype(&::cuDeviceGetCount) device_get_count = nullptr;
   decltype(&::cuDeviceGet) device_get = nullptr;
   decltype(&::cuDeviceGetName) device_get_name = nullptr;
+  decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
   decltype(&::cuDeviceGetUuid_v2) device_get_uuid = nullptr;
   decltype(&::cuDeviceTotalMem_v2) device_total_mem = nullptr;
   decltype(&::cuDevicePrimaryCtxGetState) primary_ctx_get_state = nullptr;

@@ -1,0 +1,21 @@
+// Compiled by a plain C++ compiler against the installed ndcuda. Works with or without a GPU.
+#include <iostream>
+#include <ndcuda/ndcuda.hpp>
+
+namespace nd = ndcuda;
+
+int main() {
+  std::cout << "cmake_consumer: ndcuda " << NDCUDA_VERSION_STRING << "\n";
+  // NumPy 2 promotion is a compile-time table: int32 + float32 gives float64.
+  static_assert(nd::promote_types(nd::dtype::int32, nd::dtype::float32) == nd::dtype::float64);
+  std::cout << "int32 + float32 -> " << nd::promote_types(nd::dtype::int32, nd::dtype::float32) << "\n";
+  const int count = nd::device_count();
+  if (count == 0) {
+    std::cout << "no CUDA device available: " << nd::device_unavailable_reason() << "\n";
+    return 0;
+  }
+  for (const nd::device& d : nd::devices()) {
+    std::cout << d << "\n";
+  }
+  return 0;
+}

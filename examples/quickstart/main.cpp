@@ -1,0 +1,41 @@
+// ndcuda quick start: find the GPUs, pick one, and order work on its streams.
+// Without a GPU it prints one line, "no CUDA device available: <why>", and exits with status 2.
+#include <iostream>
+#include <ndcuda/ndcuda.hpp>
+
+namespace nd = ndcuda;
+
+int main() {
+  try {
+    nd::require_devices(1);  // counts through NVML: no CUDA context is created here
+
+    std::cout << "ndcuda " << NDCUDA_VERSION_STRING << ", " << nd::device_count() << " device(s)\n";
+    for (const nd::device& d : nd::devices()) {
+      std::cout << "  " << d << "  " << d.uuid() << "\n";
+    }
+
+    // NumPy 2 promotion, resolved at compile time; C++ scalars are weak (NEP 50).
+    std::cout << "int32 + float32 -> " << nd::promote_types(nd::dtype::int32, nd::dtype::float32) << "\n"
+              << "float32 * 2.0   -> " << nd::promote_with_scalar(nd::dtype::float32, nd::scalar_kind::floating)
+              << "\n";
+
+    const nd::device_guard guard(0);  // this thread now works on device 0, and only there
+    nd::set_limit(nd::limit::malloc_heap_size, std::size_t{64} << 20);  // before any kernel uses malloc
+
+    nd::stream s;  // non-blocking, never the legacy NULL stream
+    nd::event start;
+    nd::event stop;
+    start.record(s);
+    stop.record(s);
+    stop.synchronize();
+    std::cout << "stream on device " << s.device() << ", empty interval " << nd::elapsed_ms(start, stop)
+              << " ms, heap limit " << (nd::get_limit(nd::limit::malloc_heap_size) >> 20) << " MiB\n";
+    return 0;
+  } catch (const nd::device_error& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const nd::error& e) {
+    std::cerr << "ndcuda error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,48 @@
+// event: an RAII CUDA event for ordering streams and timing work on the device.
+// Builds on device/stream.hpp.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace ndcuda {
+
+class stream;
+
+/// A CUDA event on one device. Move-only: it owns its cudaEvent_t.
+class event {
+ public:
+  /// An event on the current device. `timing` false makes record/wait cheaper (cudaEventDisableTiming).
+  explicit event(bool timing = true);
+  /// An event on `device`.
+  event(int device, bool timing);
+  ~event();
+  event(event&& other) noexcept;
+  event& operator=(event&& other) noexcept;
+  event(const event&) = delete;
+  event& operator=(const event&) = delete;
+
+  /// Captures the work queued on `s` so far. The stream must be on this event's device.
+  void record(const stream& s);
+  /// Blocks until the recorded work has finished. Throws capture_error while `s` of the last
+  /// record is capturing (the event is then a graph node, not something the host can wait on).
+  void synchronize() const;
+  /// True when the recorded work has finished (or nothing was recorded). Never blocks.
+  [[nodiscard]] bool query() const;
+
+  [[nodiscard]] cudaEvent_t handle() const noexcept { return handle_; }
+  [[nodiscard]] int device() const noexcept { return device_; }
+  [[nodiscard]] bool timing() const noexcept { return timing_; }
+
+ private:
+  cudaEvent_t handle_ = nullptr;
+  int device_ = 0;
+  bool timing_ = true;
+  bool recorded_ = false;
+  cudaStream_t recorded_on_ = nullptr;  // to tell a capture-time record from a real one
+};
+
+/// Milliseconds between two recorded timing events (cudaEventElapsedTime). Both must have
+/// completed; throws error with the reason otherwise.
+[[nodiscard]] float elapsed_ms(const event& start, const event& end);
+
+}  // namespace ndcuda

@@ -1,0 +1,35 @@
+// Per-device resource limits (device malloc heap, stack, printf buffer).
+// Builds on device/device.hpp; the JIT layer tells it when a kernel fixes the heap size.
+#pragma once
+
+#include <cstddef>
+
+namespace ndcuda {
+
+enum class limit {
+  malloc_heap_size,  ///< bytes for malloc/new in device code (CUDA's default is 8 MiB)
+  stack_size,        ///< bytes of stack per GPU thread
+  printf_fifo_size,  ///< bytes of the buffer device printf writes into
+};
+
+/// Sets a limit on `device`. The malloc heap must be sized before any kernel that calls device
+/// malloc/free is loaded or launched on that device; after that CUDA fixes it and this throws
+/// device_error saying so.
+void set_limit(int device, limit which, std::size_t bytes);
+/// Sets a limit on the current device.
+void set_limit(limit which, std::size_t bytes);
+
+/// The limit in force on `device` (CUDA may round a set value up).
+[[nodiscard]] std::size_t get_limit(int device, limit which);
+/// The limit in force on the current device.
+[[nodiscard]] std::size_t get_limit(limit which);
+
+[[nodiscard]] const char* to_string(limit which) noexcept;
+
+namespace detail {
+/// Called by whoever loads device code that uses malloc/free on `device`: from then on the heap
+/// size is fixed, and set_limit(malloc_heap_size) says so before CUDA is asked.
+void note_device_heap_in_use(int device);
+}  // namespace detail
+
+}  // namespace ndcuda

@@ -1,0 +1,125 @@
+// stream and the per-device default library streams.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/device/device.hpp>
+#include <ndcuda/device/event.hpp>
+#include <ndcuda/device/stream.hpp>
+
+namespace ndcuda {
+
+struct stream::state {
+  cudaStream_t handle = nullptr;
+  int device = 0;
+  bool owned = false;
+
+  state(cudaStream_t h, int d, bool o) : handle(h), device(d), owned(o) {}
+  state(const state&) = delete;
+  state& operator=(const state&) = delete;
+  ~state() {
+    if (owned) {
+      // At process exit the runtime may already be gone; there is nothing left to release then.
+      cudaError_t rc = cudaStreamDestroy(handle);
+      if (rc != cudaSuccess) {
+        (void)cudaGetLastError();
+      }
+    }
+  }
+};
+
+namespace {
+
+cudaStream_t create_non_blocking(int device, int priority) {
+  device_guard guard(device);
+  int least = 0;
+  int greatest = 0;
+  NDCUDA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  // CUDA's numbering is inverted: greatest priority is the smallest number.
+  priority = std::clamp(priority, greatest, least);
+  cudaStream_t handle = nullptr;
+  NDCUDA_CUDA_CHECK(cudaStreamCreateWithPriority(&handle, cudaStreamNonBlocking, priority));
+  return handle;
+}
+
+}  // namespace
+
+stream::stream() : stream(current_device().index()) {}
+
+stream::stream(int device, int priority)
+    : state_(std::make_shared<const state>(create_non_blocking(device, priority), device, true)) {}
+
+stream stream::wrap(cudaStream_t handle, int device) {
+  if (handle == nullptr || handle == cudaStreamLegacy) {
+    throw error(
+        "stream::wrap was given the legacy NULL stream, which ndcuda never uses: it serialises with every "
+        "blocking stream and cannot be captured into a CUDA graph. Pass a stream you created, "
+        "cudaStreamPerThread, or use nd::default_stream()");
+  }
+  if (device < 0) {
+#if CUDART_VERSION >= 12080
+    NDCUDA_CUDA_CHECK(cudaStreamGetDevice(handle, &device));
+#else
+    NDCUDA_CUDA_CHECK(cudaGetDevice(&device));
+#endif
+  }
+  return stream(std::make_shared<const state>(handle, device, false));
+}
+
+cudaStream_t stream::handle() const noexcept {
+  return state_->handle;
+}
+int stream::device() const noexcept {
+  return state_->device;
+}
+bool stream::owns_handle() const noexcept {
+  return state_->owned;
+}
+
+bool stream::is_capturing() const {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  NDCUDA_CUDA_CHECK(cudaStreamIsCapturing(handle(), &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+void stream::synchronize() const {
+  if (is_capturing()) {
+    throw capture_error(
+        "stream::synchronize() was called while the stream is capturing a CUDA graph; a host wait cannot be "
+        "recorded in a graph. Synchronize after the capture ends, or after launching the graph");
+  }
+  NDCUDA_CUDA_CHECK(cudaStreamSynchronize(handle()));
+}
+
+bool stream::query() const {
+  cudaError_t rc = cudaStreamQuery(handle());
+  if (rc == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  NDCUDA_CUDA_CHECK(rc);
+  return true;
+}
+
+void stream::wait(const event& e) const {
+  NDCUDA_CUDA_CHECK(cudaStreamWaitEvent(handle(), e.handle(), 0));
+}
+
+stream default_stream(int device) {
+  // Leaked on purpose: default streams live until the process ends, and destroying them from a
+  // static destructor would race the runtime's own teardown.
+  static auto* streams = new std::map<int, stream>();
+  static auto* mutex = new std::mutex();
+  std::lock_guard lock(*mutex);
+  auto found = streams->find(device);
+  if (found == streams->end()) {
+    found = streams->emplace(device, stream(device)).first;
+  }
+  return found->second;
+}
+
+stream default_stream() {
+  return default_stream(current_device().index());
+}
+
+}  // namespace ndcuda

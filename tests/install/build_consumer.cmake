@@ -1,0 +1,35 @@
+# cmake -P script: configure, build and run examples/cmake_consumer against an installed ndcuda.
+foreach(var SOURCE_DIR BINARY_DIR PREFIX CXX_COMPILER)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "build_consumer.cmake needs -D ${var}=...")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE ${BINARY_DIR})
+set(configure_args -S ${SOURCE_DIR} -B ${BINARY_DIR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+  -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON)
+if(CUDA_ROOT)
+  list(APPEND configure_args -DCUDAToolkit_ROOT=${CUDA_ROOT})
+endif()
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}${err}")
+  set(step_output "${out}" PARENT_SCOPE)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "cmake_consumer: ${what} failed (${rc})")
+  endif()
+endfunction()
+
+run_step("configure" ${CMAKE_COMMAND} ${configure_args})
+run_step("build" ${CMAKE_COMMAND} --build ${BINARY_DIR})
+# The consumer must have found the installed package, not the source tree.
+file(STRINGS ${BINARY_DIR}/CMakeCache.txt ndcuda_dir_line REGEX "^ndcuda_DIR:")
+string(FIND "${ndcuda_dir_line}" "${PREFIX}" found_at)
+if(found_at EQUAL -1)
+  message(FATAL_ERROR "cmake_consumer used ${ndcuda_dir_line}, not the tree installed at ${PREFIX}")
+endif()
+run_step("run" ${BINARY_DIR}/cmake_consumer)
+if(NOT step_output MATCHES "cmake_consumer: ndcuda [0-9]+\\.[0-9]+\\.[0-9]+")
+  message(FATAL_ERROR "cmake_consumer ran but did not print its version line")
+endif()

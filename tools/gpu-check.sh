@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds ndcuda in Release and runs the whole test suite on a machine with GPUs, then prints the
+# ctest summary. Fails if any test failed, or if a GPU test skipped although enough GPUs are
+# present (tests named *MultiGpu* may skip on a single GPU). With --bench it also runs every
+# benchmark and writes JSON next to the build (or to $NDCUDA_BENCH_OUT).
+#
+#   tools/gpu-check.sh            # tests
+#   tools/gpu-check.sh --bench    # tests, then benchmarks
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${NDCUDA_GPU_BUILD_DIR:-$root/build/gpu-check}
+jobs=${JOBS:-$(nproc)}
+run_benchmarks=0
+[[ "${1:-}" == "--bench" ]] && run_benchmarks=1
+
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+echo "gpu-check: ${gpus} GPU(s) visible to nvidia-smi"
+nvidia-smi -L 2>/dev/null | sed 's/^/gpu-check:   /'
+
+mkdir -p "$build"
+# shellcheck disable=SC2086  # NDCUDA_CMAKE_ARGS is a list of words on purpose
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release ${NDCUDA_CMAKE_ARGS:-} >"$build.configure.log" 2>&1 ||
+  { cat "$build.configure.log"; echo "gpu-check: configure failed"; exit 1; }
+grep -E "ndcuda:" "$build.configure.log" || true
+cmake --build "$build" -j "$jobs" >"$build.build.log" 2>&1 ||
+  { tail -50 "$build.build.log"; echo "gpu-check: build failed"; exit 1; }
+
+log=$build/ctest.log
+ctest --test-dir "$build" -j "$jobs" --output-on-failure >"$log" 2>&1
+ctest_rc=$?
+grep -vE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$log" | tail -60
+
+skipped=$(sed -n '/The following tests did not run:/,/^$/p' "$log" | grep -E '\(Skipped\)' || true)
+if ((gpus >= 2)); then
+  unexpected=$skipped
+else
+  unexpected=$(grep -v 'MultiGpu' <<<"$skipped" || true)
+fi
+status=0
+if ((ctest_rc != 0)); then
+  echo "gpu-check: FAILED (ctest exit code $ctest_rc)"
+  status=1
+fi
+if ((gpus >= 1)) && [[ -n "$unexpected" ]]; then
+  echo "gpu-check: FAILED: these GPU tests skipped although ${gpus} GPU(s) are present:"
+  echo "$unexpected"
+  status=1
+fi
+echo "gpu-check: summary: $(grep -E 'tests passed' "$log" || echo 'no ctest summary')"
+
+if ((run_benchmarks)); then
+  out=${NDCUDA_BENCH_OUT:-$build/bench}
+  mkdir -p "$out"
+  found=0
+  for bench in "$build"/benchmarks/*_bench; do
+    [[ -x "$bench" ]] || continue
+    found=1
+    name=$(basename "$bench")
+    echo "gpu-check: running $name"
+    "$bench" --benchmark_out="$out/$name.json" --benchmark_out_format=json || status=1
+  done
+  ((found)) || echo "gpu-check: no benchmarks were built (Google Benchmark missing?)"
+fi
+exit $status
