@@ -1,0 +1,63 @@
+// Device isolation: a program that works only on the last GPU leaves every other GPU without a
+// context, asked through the driver. Needs two GPUs; ctest runs it in a fresh process.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <ndcuda/ndcuda.hpp>
+#include <vector>
+
+#include "device/driver_api.hpp"
+#include "support/gpu.hpp"
+
+namespace nd = ndcuda;
+
+namespace {
+
+bool primary_context_active(int index) {
+  CUdevice handle{};
+  NDCUDA_DRIVER_CHECK(nd::detail::driver().device_get(&handle, index));
+  unsigned flags = 0;
+  int active = 0;
+  NDCUDA_DRIVER_CHECK(nd::detail::driver().primary_ctx_get_state(handle, &flags, &active));
+  return active != 0;
+}
+
+}  // namespace
+
+TEST(Isolation, WorkingOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu) {
+  NDCUDA_REQUIRE_GPUS(2);
+  const int target = nd::device_count() - 1;
+  nd::device d(target);
+  ASSERT_FALSE(d.name().empty());
+  (void)d.memory();
+  nd::set_limit(target, nd::limit::stack_size, 4096);
+  {
+    nd::device_guard guard(d);
+    nd::stream s;
+    nd::event start;
+    nd::event stop;
+    std::vector<std::uint64_t> host(1 << 20);
+    for (auto& v : host) {
+      v = nd::testing::rng()();
+    }
+    std::vector<std::uint64_t> back(host.size(), 0);
+    const std::size_t bytes = host.size() * sizeof(std::uint64_t);
+    void* buffer = nullptr;
+    ASSERT_EQ(cudaMallocAsync(&buffer, bytes, s.handle()), cudaSuccess);
+    start.record(s);
+    ASSERT_EQ(cudaMemcpyAsync(buffer, host.data(), bytes, cudaMemcpyHostToDevice, s.handle()), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(back.data(), buffer, bytes, cudaMemcpyDeviceToHost, s.handle()), cudaSuccess);
+    stop.record(s);
+    ASSERT_EQ(cudaFreeAsync(buffer, s.handle()), cudaSuccess);
+    nd::default_stream(target).wait(stop);
+    nd::default_stream(target).synchronize();
+    s.synchronize();
+    EXPECT_EQ(back, host);
+    EXPECT_GE(nd::elapsed_ms(start, stop), 0.0F);
+  }
+  EXPECT_TRUE(primary_context_active(target));
+  for (int i = 0; i < target; ++i) {
+    EXPECT_FALSE(primary_context_active(i)) << "working on device " << target << " created a context on " << i;
+  }
+}
