@@ -1,6 +1,7 @@
 // Device properties through the driver (no context), current device, and device_guard.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <ndcuda/core/error.hpp>
@@ -82,7 +83,10 @@ std::string device::uuid() const {
 memory_info device::memory() const {
   if (const auto* nvml = detail::nvml::get()) {
     if (auto info = detail::nvml::memory_by_uuid(*nvml, uuid())) {
-      return {static_cast<std::size_t>(info->free), static_cast<std::size_t>(info->total)};
+      // NVML's total also counts what the driver reserves for itself (about 600 MiB on an H200);
+      // report CUDA's total, as cudaMemGetInfo does, so both paths give the same numbers.
+      const std::size_t total = total_memory();
+      return {std::min(static_cast<std::size_t>(info->free), total), total};
     }
   }
   device_guard guard(index_);

@@ -38,6 +38,7 @@ bool resolve(const char* symbol, Fn& fn, std::string& why) {
 struct loaded_driver {
   driver_api api;
   bool ok = false;
+  CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
   std::string why;
 };
 
@@ -45,17 +46,13 @@ const loaded_driver& load_driver() {
   static const loaded_driver loaded = [] {
     loaded_driver d;
     driver_api& a = d.api;
-    d.ok = resolve("cuInit", a.init, d.why) && resolve("cuDeviceGetCount", a.device_get_count, d.why) &&
-           resolve("cuDeviceGet", a.device_get, d.why) && resolve("cuDeviceGetName", a.device_get_name, d.why) &&
-           resolve("cuDeviceGetAttribute", a.device_get_attribute, d.why) &&
-           resolve("cuDeviceGetUuid", a.device_get_uuid, d.why) &&
-           resolve("cuDeviceTotalMem", a.device_total_mem, d.why) &&
-           resolve("cuDevicePrimaryCtxGetState", a.primary_ctx_get_state, d.why) &&
-           resolve("cuCtxGetCurrent", a.ctx_get_current, d.why) &&
-           resolve("cuCtxSetCurrent", a.ctx_set_current, d.why) && resolve("cuGetErrorName", a.get_error_name, d.why) &&
-           resolve("cuGetErrorString", a.get_error_string, d.why);
+    d.ok = true;
+#define NDCUDA_DRIVER_RESOLVE(member, symbol, prototype) d.ok = d.ok && resolve(#symbol, a.member, d.why);
+    NDCUDA_DRIVER_ENTRY_POINTS(NDCUDA_DRIVER_RESOLVE)
+#undef NDCUDA_DRIVER_RESOLVE
     if (d.ok) {
-      if (CUresult rc = a.init(0); rc != CUDA_SUCCESS) {
+      d.init_result = a.init(0);
+      if (CUresult rc = d.init_result; rc != CUDA_SUCCESS) {
         const char* name = "unknown";
         a.get_error_name(rc, &name);
         d.ok = false;
@@ -70,8 +67,11 @@ const loaded_driver& load_driver() {
 
 }  // namespace
 
-const driver_api* try_driver(std::string* why) noexcept {
+const driver_api* try_driver(std::string* why, CUresult* init_result) noexcept {
   const loaded_driver& d = load_driver();
+  if (init_result != nullptr) {
+    *init_result = d.init_result;
+  }
   if (!d.ok) {
     if (why != nullptr) {
       *why = d.why;

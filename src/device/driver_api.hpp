@@ -10,27 +10,48 @@
 
 namespace ndcuda::detail {
 
+// Every driver entry point ndcuda uses: X(member, symbol requested from the driver, prototype).
+// Adding one is one line here; driver_api.cpp resolves them all at ABI version 12.0.
+#define NDCUDA_DRIVER_ENTRY_POINTS(X)                                                \
+  X(init, cuInit, ::cuInit)                                                          \
+  X(device_get_count, cuDeviceGetCount, ::cuDeviceGetCount)                          \
+  X(device_get, cuDeviceGet, ::cuDeviceGet)                                          \
+  X(device_get_name, cuDeviceGetName, ::cuDeviceGetName)                             \
+  X(device_get_attribute, cuDeviceGetAttribute, ::cuDeviceGetAttribute)              \
+  X(device_get_uuid, cuDeviceGetUuid, ::cuDeviceGetUuid_v2)                          \
+  X(device_total_mem, cuDeviceTotalMem, ::cuDeviceTotalMem_v2)                       \
+  X(primary_ctx_get_state, cuDevicePrimaryCtxGetState, ::cuDevicePrimaryCtxGetState) \
+  X(ctx_get_current, cuCtxGetCurrent, ::cuCtxGetCurrent)                             \
+  X(ctx_set_current, cuCtxSetCurrent, ::cuCtxSetCurrent)                             \
+  X(get_error_name, cuGetErrorName, ::cuGetErrorName)                                \
+  X(get_error_string, cuGetErrorString, ::cuGetErrorString)                          \
+  X(pointer_get_attribute, cuPointerGetAttribute, ::cuPointerGetAttribute)           \
+  X(library_load_data, cuLibraryLoadData, ::cuLibraryLoadData)                       \
+  X(library_unload, cuLibraryUnload, ::cuLibraryUnload)                              \
+  X(library_get_kernel, cuLibraryGetKernel, ::cuLibraryGetKernel)                    \
+  X(kernel_get_function, cuKernelGetFunction, ::cuKernelGetFunction)                 \
+  X(kernel_get_attribute, cuKernelGetAttribute, ::cuKernelGetAttribute)              \
+  X(module_load_data, cuModuleLoadData, ::cuModuleLoadData)                          \
+  X(module_unload, cuModuleUnload, ::cuModuleUnload)                                 \
+  X(module_get_function, cuModuleGetFunction, ::cuModuleGetFunction)                 \
+  X(func_get_attribute, cuFuncGetAttribute, ::cuFuncGetAttribute)                    \
+  X(launch_kernel, cuLaunchKernel, ::cuLaunchKernel)                                 \
+  X(occupancy_max_potential_block_size, cuOccupancyMaxPotentialBlockSize, ::cuOccupancyMaxPotentialBlockSize)
+
 struct driver_api {
-  decltype(&::cuInit) init = nullptr;
-  decltype(&::cuDeviceGetCount) device_get_count = nullptr;
-  decltype(&::cuDeviceGet) device_get = nullptr;
-  decltype(&::cuDeviceGetName) device_get_name = nullptr;
-  decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
-  decltype(&::cuDeviceGetUuid_v2) device_get_uuid = nullptr;
-  decltype(&::cuDeviceTotalMem_v2) device_total_mem = nullptr;
-  decltype(&::cuDevicePrimaryCtxGetState) primary_ctx_get_state = nullptr;
-  decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
-  decltype(&::cuCtxSetCurrent) ctx_set_current = nullptr;
-  decltype(&::cuGetErrorName) get_error_name = nullptr;
-  decltype(&::cuGetErrorString) get_error_string = nullptr;
+#define NDCUDA_DRIVER_MEMBER(member, symbol, prototype) decltype(&prototype) member = nullptr;
+  NDCUDA_DRIVER_ENTRY_POINTS(NDCUDA_DRIVER_MEMBER)
+#undef NDCUDA_DRIVER_MEMBER
 };
 
 /// The driver entry points, resolved once and cuInit(0)-ed. Throws device_error naming the cause
 /// (no driver installed, driver older than the toolkit, ...) when the driver is unusable.
 const driver_api& driver();
 
-/// Like driver(), but returns nullptr and fills `why` instead of throwing.
-const driver_api* try_driver(std::string* why) noexcept;
+/// Like driver(), but returns nullptr and fills `why` instead of throwing. `init_result` receives
+/// cuInit's result (CUDA_ERROR_NO_DEVICE when nothing is visible), or CUDA_ERROR_NOT_INITIALIZED
+/// when the driver itself could not be loaded.
+const driver_api* try_driver(std::string* why, CUresult* init_result = nullptr) noexcept;
 
 [[noreturn]] void throw_driver_error(CUresult code, const char* call, const std::source_location& where);
 

@@ -6,7 +6,6 @@
 #include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/device/visible_devices.hpp>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "device/driver_api.hpp"
@@ -76,26 +75,16 @@ enumeration from_nvml(const nvml_listing& l) {
   return e;
 }
 
-// The driver's answer to a CUDA_VISIBLE_DEVICES that leaves nothing: NO_DEVICE, or INVALID_DEVICE
-// when the variable names a device twice.
-bool says_no_device(std::string_view why) {
-  for (std::string_view code :
-       {"CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_INVALID_DEVICE", "cudaErrorNoDevice", "cudaErrorInvalidDevice"}) {
-    if (why.find(code) != std::string_view::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 enumeration from_driver(const std::string& nvml_reason) {
   std::string why;
-  const detail::driver_api* driver = detail::try_driver(&why);
+  CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
+  const detail::driver_api* driver = detail::try_driver(&why, &init_result);
   const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
   const std::string env_note = env != nullptr ? " with " + quoted_env(env) : std::string();
   if (driver == nullptr) {
-    // try_driver reports cuInit's CUDA_ERROR_NO_DEVICE as a failure; for counting it is the answer 0.
-    if (says_no_device(why)) {
+    // cuInit fails with NO_DEVICE when CUDA_VISIBLE_DEVICES leaves nothing, and with INVALID_DEVICE
+    // when it names a device twice; for counting, both are the answer 0.
+    if (init_result == CUDA_ERROR_NO_DEVICE || init_result == CUDA_ERROR_INVALID_DEVICE) {
       return {0, enumeration_source::driver, nvml_reason + "; the CUDA driver sees no device" + env_note};
     }
     return {0, enumeration_source::none, nvml_reason + " and " + why};
@@ -123,7 +112,22 @@ enumeration enumerate() {
 
 int device_count() noexcept {
   try {
-    return enumerate().count;
+    // The NVML listing is fixed; only CUDA_VISIBLE_DEVICES can change the answer, so remember the
+    // answer for the value last seen. This keeps the count as cheap as cudaGetDeviceCount.
+    thread_local std::string last_env;
+    thread_local bool last_env_set = false;
+    thread_local int last_count = -1;
+    const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (last_count >= 0 && last_env_set == (env != nullptr) && (env == nullptr || last_env == env)) {
+      return last_count;
+    }
+    const enumeration e = enumerate();
+    if (e.source == enumeration_source::nvml) {
+      last_env_set = env != nullptr;
+      last_env = env != nullptr ? env : "";
+      last_count = e.count;
+    }
+    return e.count;
   } catch (...) {  // std::bad_alloc while building a message: report nothing usable.
     return 0;
   }

@@ -60,6 +60,16 @@ TEST(Device, PropertiesMatchTheRuntime) {
     EXPECT_GT(memory.free, 0U);
     EXPECT_LE(memory.free, memory.total);
     EXPECT_EQ(memory.total, prop.totalGlobalMem);
+    {
+      nd::device_guard guard(d);
+      std::size_t cuda_free = 0;
+      std::size_t cuda_total = 0;
+      ASSERT_EQ(cudaMemGetInfo(&cuda_free, &cuda_total), cudaSuccess);
+      EXPECT_EQ(cuda_total, memory.total);
+      // Other tests may allocate on this GPU meanwhile; the figures must agree to within that.
+      const double gib = 1024.0 * 1024.0 * 1024.0;
+      EXPECT_NEAR(static_cast<double>(memory.free) / gib, static_cast<double>(cuda_free) / gib, 8.0);
+    }
   }
   EXPECT_EQ(static_cast<int>(nd::devices().size()), nd::device_count());
 }
