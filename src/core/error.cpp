@@ -9,7 +9,7 @@ cuda_error::cuda_error(int code, std::string name, std::string call, std::string
 
 namespace detail {
 
-std::string format_location(const std::source_location& where) {
+std::string format_location(const source_location& where) {
   std::string file = where.file_name();
   // Keep messages short and stable across build trees: drop everything before the project folders.
   for (const char* marker : {"/include/ndcuda/", "/src/", "/tests/", "/examples/", "/benchmarks/"}) {
@@ -18,10 +18,10 @@ std::string format_location(const std::source_location& where) {
       break;
     }
   }
-  return file + ":" + std::to_string(where.line()) + " (" + where.function_name() + ")";
+  return file + ":" + std::to_string(where.line_number()) + " (" + where.function_name() + ")";
 }
 
-void throw_cuda_error(cudaError_t code, const char* call, const std::source_location& where, const char* hint) {
+void throw_cuda_error(cudaError_t code, const char* call, const source_location& where, const char* hint) {
   // Clear the sticky "last error" so a caught exception does not poison the next launch check.
   (void)cudaGetLastError();
   std::string name = cudaGetErrorName(code);

@@ -90,7 +90,7 @@ const driver_api& driver() {
   return *api;
 }
 
-void throw_driver_error(CUresult code, const char* call, const std::source_location& where) {
+void throw_driver_error(CUresult code, const char* call, const source_location& where) {
   const char* name = "CUDA_ERROR_UNKNOWN";
   const char* text = "unknown driver error";
   if (const driver_api* api = try_driver(nullptr)) {

@@ -5,7 +5,6 @@
 #include <cuda.h>
 
 #include <ndcuda/core/error.hpp>
-#include <source_location>
 #include <string>
 
 namespace ndcuda::detail {
@@ -39,6 +38,7 @@ namespace ndcuda::detail {
   X(occupancy_max_potential_block_size, cuOccupancyMaxPotentialBlockSize, ::cuOccupancyMaxPotentialBlockSize)
 
 struct driver_api {
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `prototype` names a function, `member` a field
 #define NDCUDA_DRIVER_MEMBER(member, symbol, prototype) decltype(&prototype) member = nullptr;
   NDCUDA_DRIVER_ENTRY_POINTS(NDCUDA_DRIVER_MEMBER)
 #undef NDCUDA_DRIVER_MEMBER
@@ -53,10 +53,9 @@ const driver_api& driver();
 /// when the driver itself could not be loaded.
 const driver_api* try_driver(std::string* why, CUresult* init_result = nullptr) noexcept;
 
-[[noreturn]] void throw_driver_error(CUresult code, const char* call, const std::source_location& where);
+[[noreturn]] void throw_driver_error(CUresult code, const char* call, const source_location& where);
 
-inline void check_driver(CUresult code, const char* call,
-                         const std::source_location& where = std::source_location::current()) {
+inline void check_driver(CUresult code, const char* call, const source_location& where = source_location::current()) {
   if (code != CUDA_SUCCESS) [[unlikely]] {
     throw_driver_error(code, call, where);
   }

@@ -4,7 +4,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <source_location>
 #include <stdexcept>
 #include <string>
 
@@ -77,19 +76,35 @@ class device_error : public error {
 
 namespace detail {
 
-[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const std::source_location& where,
+/// Where a check was written. Like std::source_location, but built on the __builtin_FILE family,
+/// which every supported compiler (and clang-tidy 14 on libstdc++) understands.
+struct source_location {
+  const char* file = "";
+  unsigned line = 0;
+  const char* function = "";
+
+  [[nodiscard]] static constexpr source_location current(const char* file = __builtin_FILE(),
+                                                         unsigned line = __builtin_LINE(),
+                                                         const char* function = __builtin_FUNCTION()) noexcept {
+    return {file, line, function};
+  }
+  [[nodiscard]] constexpr const char* file_name() const noexcept { return file; }
+  [[nodiscard]] constexpr unsigned line_number() const noexcept { return line; }
+  [[nodiscard]] constexpr const char* function_name() const noexcept { return function; }
+};
+
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const source_location& where,
                                    const char* hint = nullptr);
 
 /// Throws cuda_error unless `code` is cudaSuccess. `call` is the stringified expression.
-inline void check_cuda(cudaError_t code, const char* call,
-                       const std::source_location& where = std::source_location::current()) {
+inline void check_cuda(cudaError_t code, const char* call, const source_location& where = source_location::current()) {
   if (code != cudaSuccess) [[unlikely]] {
     throw_cuda_error(code, call, where);
   }
 }
 
 /// "file.cpp:42 (function)" for messages.
-[[nodiscard]] std::string format_location(const std::source_location& where);
+[[nodiscard]] std::string format_location(const source_location& where);
 
 }  // namespace detail
 }  // namespace ndcuda
