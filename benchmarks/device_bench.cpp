@@ -23,7 +23,9 @@ void device_count_ndcuda(benchmark::State& state) {
 }
 
 void device_count_cuda_baseline(benchmark::State& state) {
-  if (!have_gpu(state)) return;
+  if (!have_gpu(state)) {
+    return;
+  }
   for (auto _ : state) {
     int count = 0;
     benchmark::DoNotOptimize(cudaGetDeviceCount(&count));
@@ -32,7 +34,9 @@ void device_count_cuda_baseline(benchmark::State& state) {
 }
 
 void stream_create_ndcuda(benchmark::State& state) {
-  if (!have_gpu(state)) return;
+  if (!have_gpu(state)) {
+    return;
+  }
   for (auto _ : state) {
     nd::stream s(0);
     benchmark::DoNotOptimize(s.handle());
@@ -40,7 +44,9 @@ void stream_create_ndcuda(benchmark::State& state) {
 }
 
 void stream_create_cuda_baseline(benchmark::State& state) {
-  if (!have_gpu(state)) return;
+  if (!have_gpu(state)) {
+    return;
+  }
   NDCUDA_CUDA_CHECK(cudaSetDevice(0));
   for (auto _ : state) {
     cudaStream_t s = nullptr;
@@ -50,14 +56,18 @@ void stream_create_cuda_baseline(benchmark::State& state) {
 }
 
 void default_stream_lookup_ndcuda(benchmark::State& state) {
-  if (!have_gpu(state)) return;
+  if (!have_gpu(state)) {
+    return;
+  }
   for (auto _ : state) {
     benchmark::DoNotOptimize(nd::default_stream(0).handle());
   }
 }
 
 void device_guard_same_device_ndcuda(benchmark::State& state) {
-  if (!have_gpu(state)) return;
+  if (!have_gpu(state)) {
+    return;
+  }
   NDCUDA_CUDA_CHECK(cudaSetDevice(0));
   for (auto _ : state) {
     nd::device_guard guard(0);
@@ -66,7 +76,9 @@ void device_guard_same_device_ndcuda(benchmark::State& state) {
 }
 
 void set_device_cuda_baseline(benchmark::State& state) {
-  if (!have_gpu(state)) return;
+  if (!have_gpu(state)) {
+    return;
+  }
   for (auto _ : state) {
     int previous = 0;
     NDCUDA_CUDA_CHECK(cudaGetDevice(&previous));
@@ -76,7 +88,9 @@ void set_device_cuda_baseline(benchmark::State& state) {
 }
 
 void event_record_query_ndcuda(benchmark::State& state) {
-  if (!have_gpu(state)) return;
+  if (!have_gpu(state)) {
+    return;
+  }
   nd::stream s(0);
   nd::event e(0, false);
   for (auto _ : state) {
@@ -87,7 +101,9 @@ void event_record_query_ndcuda(benchmark::State& state) {
 }
 
 void event_record_query_cuda_baseline(benchmark::State& state) {
-  if (!have_gpu(state)) return;
+  if (!have_gpu(state)) {
+    return;
+  }
   NDCUDA_CUDA_CHECK(cudaSetDevice(0));
   cudaStream_t s = nullptr;
   cudaEvent_t e = nullptr;

@@ -45,10 +45,16 @@ promotion_csv read_promotion_csv(const std::string& path) {
   std::string text;
   bool header_seen = false;
   for (int line = 1; std::getline(in, text); ++line) {
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (text.empty()) continue;
+    if (!text.empty() && text.back() == '\r') {
+      text.pop_back();
+    }
+    if (text.empty()) {
+      continue;
+    }
     if (text.front() == '#') {
-      if (text.rfind("# numpy ", 0) == 0) csv.numpy_version = text.substr(8);
+      if (text.rfind("# numpy ", 0) == 0) {
+        csv.numpy_version = text.substr(8);
+      }
       continue;
     }
     if (!header_seen) {
@@ -76,7 +82,9 @@ const promotion_csv& numpy_table() {
 
 nd::dtype parse_dtype(const std::string& s, int line) {
   const auto t = nd::dtype_from_name(s);
-  if (!t) ADD_FAILURE() << "promotion_table.csv:" << line << ": unknown dtype '" << s << "'";
+  if (!t) {
+    ADD_FAILURE() << "promotion_table.csv:" << line << ": unknown dtype '" << s << "'";
+  }
   return t.value_or(nd::dtype::bool_);
 }
 
@@ -89,8 +97,12 @@ TEST(PromotionTable, HasEveryPairAndScalarRow) {
   ASSERT_GE(csv.scalars.size(), numpy_dtype_count * scalar_kind_count)
       << "promotion_table.csv is incomplete; regenerate it with tests/data/gen_promotion_table.py";
   std::set<std::pair<std::string, std::string>> distinct;
-  for (const auto& row : csv.pairs) distinct.emplace(row.lhs, row.rhs);
-  for (const auto& row : csv.scalars) distinct.emplace(row.lhs, row.rhs);
+  for (const auto& row : csv.pairs) {
+    distinct.emplace(row.lhs, row.rhs);
+  }
+  for (const auto& row : csv.scalars) {
+    distinct.emplace(row.lhs, row.rhs);
+  }
   EXPECT_EQ(distinct.size(), numpy_dtype_count * (numpy_dtype_count + scalar_kind_count));
 }
 
@@ -164,7 +176,9 @@ TEST(Promotion, BFloat16MirrorsFloat16ExceptAgainstItself) {
   // Outside the bf16/f16 pair, swapping float16 for bfloat16 in the operands swaps it in the result.
   auto swap_half = [](nd::dtype t) { return t == nd::dtype::float16 ? nd::dtype::bfloat16 : t; };
   for (nd::dtype other : nd::all_dtypes) {
-    if (other == nd::dtype::float16 || other == nd::dtype::bfloat16) continue;
+    if (other == nd::dtype::float16 || other == nd::dtype::bfloat16) {
+      continue;
+    }
     EXPECT_EQ(nd::promote_types(nd::dtype::bfloat16, other), swap_half(nd::promote_types(nd::dtype::float16, other)))
         << other;
   }

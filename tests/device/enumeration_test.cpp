@@ -183,6 +183,7 @@ std::multimap<std::string, std::string> run_probe(const char* mode, const enviro
   }
   env_strings.push_back(std::string(probe_variable) + "=" + mode);
   std::vector<char*> envp;
+  envp.reserve(env_strings.size() + 1);
   for (auto& s : env_strings) {
     envp.push_back(s.data());
   }

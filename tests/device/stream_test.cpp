@@ -46,7 +46,7 @@ TEST(Stream, IsNonBlockingAndShared) {
   ASSERT_EQ(cudaStreamGetFlags(s.handle(), &flags), cudaSuccess);
   EXPECT_EQ(flags & cudaStreamNonBlocking, static_cast<unsigned>(cudaStreamNonBlocking));
   EXPECT_TRUE(s.owns_handle());
-  nd::stream copy = s;
+  nd::stream copy = s;  // NOLINT(performance-unnecessary-copy-initialization): copying is the test
   EXPECT_EQ(copy.handle(), s.handle());
   EXPECT_EQ(copy, s);
   nd::stream other;

@@ -270,25 +270,39 @@ std::string spell(const std::vector<physical_device>& machine, std::size_t which
   auto coin = [&] { return std::uniform_int_distribution<int>(0, 1)(rng) == 1; };
   if (!as_uuid) {
     std::string token = std::to_string(which);
-    if (coin()) token = "00" + token;
-    if (coin()) token = "+" + token;
-    if (coin()) token = (coin() ? " " : "\t") + token;
-    if (coin()) token += std::array<const char*, 4>{" ", "gpu", ";7", " 9"}[rng() % 4];
+    if (coin()) {
+      token = "00" + token;
+    }
+    if (coin()) {
+      token = "+" + token;
+    }
+    if (coin()) {
+      token = (coin() ? " " : "\t") + token;
+    }
+    if (coin()) {
+      token += std::array<const char*, 4>{" ", "gpu", ";7", " 9"}[rng() % 4];
+    }
     return token;
   }
   const std::size_t length = std::uniform_int_distribution<std::size_t>(unique_digits(machine, which), 32)(rng);
   std::string token = coin() ? "GPU-" : "MIG-";
   std::size_t digits = 0;
   for (char c : machine[which].uuid.substr(4)) {
-    if (digits == length) break;
+    if (digits == length) {
+      break;
+    }
     if (c == '-') {
-      if (coin()) token += coin() ? "--" : "-";
+      if (coin()) {
+        token += coin() ? "--" : "-";
+      }
       continue;
     }
     token += coin() ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
     ++digits;
   }
-  if (length == 32 && coin()) token += coin() ? " " : "-tail";
+  if (length == 32 && coin()) {
+    token += coin() ? " " : "-tail";
+  }
   return token;
 }
 

@@ -165,7 +165,9 @@ constexpr std::string_view name(dtype t) noexcept {
 /// "double") depend on the platform's C types and would make a saved name mean different things.
 constexpr std::optional<dtype> dtype_from_name(std::string_view s) noexcept {
   for (dtype t : all_dtypes) {
-    if (name(t) == s) return t;
+    if (name(t) == s) {
+      return t;
+    }
   }
   return std::nullopt;
 }
@@ -230,7 +232,9 @@ struct index_in<T, std::tuple<Ts...>> {
   static constexpr std::size_t value = [] {
     constexpr bool same[] = {std::is_same_v<T, Ts>...};
     for (std::size_t i = 0; i < sizeof...(Ts); ++i) {
-      if (same[i]) return i;
+      if (same[i]) {
+        return i;
+      }
     }
     return sizeof...(Ts);
   }();

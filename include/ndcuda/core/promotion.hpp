@@ -37,16 +37,26 @@ constexpr std::size_t float_bytes_for_integer(dtype t) noexcept {
 // numpy.promote_types for the 14 NumPy dtypes (not bfloat16): the smallest type both operands
 // cast to safely.
 constexpr dtype promote_numpy(dtype a, dtype b) noexcept {
-  if (a == b) return a;
-  if (kind(a) > kind(b)) std::swap(a, b);
+  if (a == b) {
+    return a;
+  }
+  if (kind(a) > kind(b)) {
+    std::swap(a, b);
+  }
   const dtype_kind ka = kind(a);
   const dtype_kind kb = kind(b);
   const bool a_integral = ka == dtype_kind::signed_integer || ka == dtype_kind::unsigned_integer;
-  if (ka == dtype_kind::boolean) return b;
-  if (ka == kb && kb != dtype_kind::complex) return itemsize(a) >= itemsize(b) ? a : b;
+  if (ka == dtype_kind::boolean) {
+    return b;
+  }
+  if (ka == kb && kb != dtype_kind::complex) {
+    return itemsize(a) >= itemsize(b) ? a : b;
+  }
   switch (kb) {
     case dtype_kind::unsigned_integer:  // a is signed: a must also hold b's full range
-      if (itemsize(b) < itemsize(a)) return a;
+      if (itemsize(b) < itemsize(a)) {
+        return a;
+      }
       return itemsize(b) == 8 ? dtype::float64 : signed_of_size(2 * itemsize(b));
     case dtype_kind::floating:  // a is an integer (float + float was handled above)
       return float_of_size(std::max(itemsize(b), float_bytes_for_integer(a)));
@@ -72,9 +82,15 @@ constexpr dtype promote_numpy(dtype a, dtype b) noexcept {
 constexpr dtype promote_rule(dtype a, dtype b) noexcept {
   const bool a_bf16 = a == dtype::bfloat16;
   const bool b_bf16 = b == dtype::bfloat16;
-  if (!a_bf16 && !b_bf16) return promote_numpy(a, b);
-  if (a_bf16 && b_bf16) return dtype::bfloat16;
-  if (a == dtype::float16 || b == dtype::float16) return dtype::float32;
+  if (!a_bf16 && !b_bf16) {
+    return promote_numpy(a, b);
+  }
+  if (a_bf16 && b_bf16) {
+    return dtype::bfloat16;
+  }
+  if (a == dtype::float16 || b == dtype::float16) {
+    return dtype::float32;
+  }
   const dtype as_half = promote_numpy(a_bf16 ? dtype::float16 : a, b_bf16 ? dtype::float16 : b);
   return as_half == dtype::float16 ? dtype::bfloat16 : as_half;
 }
@@ -83,7 +99,9 @@ constexpr dtype promote_rule(dtype a, dtype b) noexcept {
 inline constexpr auto promotion_table = [] {
   std::array<std::array<dtype, dtype_count>, dtype_count> table{};
   for (dtype a : all_dtypes) {
-    for (dtype b : all_dtypes) table[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] = promote_rule(a, b);
+    for (dtype b : all_dtypes) {
+      table[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] = promote_rule(a, b);
+    }
   }
   return table;
 }();
@@ -139,7 +157,9 @@ constexpr dtype promote_with_scalar(dtype array, scalar_kind s) noexcept {
     case scalar_kind::floating:
       return k == dtype_kind::floating || k == dtype_kind::complex ? array : dtype::float64;
     case scalar_kind::complex:
-      if (k == dtype_kind::complex) return array;
+      if (k == dtype_kind::complex) {
+        return array;
+      }
       return k == dtype_kind::floating ? detail::complex_with_part(itemsize(array)) : dtype::complex128;
   }
   return array;
