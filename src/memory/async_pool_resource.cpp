@@ -69,8 +69,15 @@ struct async_pool_resource::impl {
   }
 
   ~impl() {
-    if (owned && cudaMemPoolDestroy(pool) != cudaSuccess) {
-      (void)cudaGetLastError();  // at exit the runtime may be gone already
+    if (!owned) {
+      return;
+    }
+    try {
+      device_guard guard(device);
+      if (cudaMemPoolDestroy(pool) != cudaSuccess) {
+        (void)cudaGetLastError();
+      }
+    } catch (...) {  // at exit the runtime may be gone already; the driver reclaims the pool
     }
   }
 
@@ -133,14 +140,17 @@ cudaMemPool_t async_pool_resource::handle() const noexcept {
 }
 
 void async_pool_resource::set_release_threshold(std::size_t bytes) {
+  device_guard guard(device());
   impl_->set_threshold(bytes);
 }
 
 std::size_t async_pool_resource::release_threshold() const {
+  device_guard guard(device());
   return pool_attribute(impl_->pool, cudaMemPoolAttrReleaseThreshold);
 }
 
 memory_stats async_pool_resource::stats() const {
+  device_guard guard(device());
   memory_stats st;
   const std::size_t reserved = pool_attribute(impl_->pool, cudaMemPoolAttrReservedMemCurrent);
   const std::size_t pool_used = pool_attribute(impl_->pool, cudaMemPoolAttrUsedMemCurrent);
@@ -162,15 +172,14 @@ void async_pool_resource::reset_peak() {
     impl_->peak_used = impl_->used;
   }
   unsigned long long zero = 0;  // resetting the high-water mark takes 0
+  device_guard guard(device());
   NDCUDA_CUDA_CHECK(cudaMemPoolSetAttribute(impl_->pool, cudaMemPoolAttrReservedMemHigh, &zero));
 }
 
 std::size_t async_pool_resource::free_all_blocks() {
+  device_guard guard(device());
   const std::size_t before = pool_attribute(impl_->pool, cudaMemPoolAttrReservedMemCurrent);
-  {
-    device_guard guard(device());
-    NDCUDA_CUDA_CHECK(cudaMemPoolTrimTo(impl_->pool, 0));
-  }
+  NDCUDA_CUDA_CHECK(cudaMemPoolTrimTo(impl_->pool, 0));
   const std::size_t after = pool_attribute(impl_->pool, cudaMemPoolAttrReservedMemCurrent);
   return before > after ? before - after : 0;
 }

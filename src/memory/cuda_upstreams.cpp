@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "device/driver_api.hpp"
 #include "memory/teardown.hpp"
 
 namespace ndcuda {
@@ -139,16 +140,32 @@ class cuda_event_ordering final : public stream_ordering {
   cuda_event_ordering& operator=(const cuda_event_ordering&) = delete;
   ~cuda_event_ordering() override {
     for (auto& s : slots_) {
-      (void)cudaEventDestroy(s->event);  // may fail at exit; nothing to do then
+      try {
+        device_guard guard(s->device);
+        (void)cudaEventDestroy(s->event);
+      } catch (...) {  // at exit the runtime may be gone; the driver reclaims the events
+      }
     }
     (void)cudaGetLastError();
   }
 
-  bool capturing(const stream& s) override { return s.is_capturing(); }
-  bool idle(const stream& s) override { return s.query(); }
+  // The hot path of every pool call: the driver's query needs no current context (a runtime call
+  // from a thread without one would create device 0's) and skips the runtime's layer.
+  bool capturing(const stream& s) override {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    NDCUDA_DRIVER_CHECK(detail::driver().stream_is_capturing(reinterpret_cast<CUstream>(s.handle()), &status));
+    return status != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
+
+  // The rest is the slow path: each call runs under its device, so no other device is touched.
+  bool idle(const stream& s) override {
+    device_guard guard(s.device());
+    return s.query();
+  }
 
   token record(const stream& s) override {
     slot* sl = take(s.device());
+    device_guard guard(s.device());
     const cudaError_t rc = cudaEventRecord(sl->event, s.handle());
     if (rc != cudaSuccess) {
       give_back(sl);
@@ -158,6 +175,7 @@ class cuda_event_ordering final : public stream_ordering {
   }
 
   bool completed(token t) override {
+    device_guard guard(as_slot(t)->device);
     const cudaError_t rc = cudaEventQuery(as_slot(t)->event);
     if (rc == cudaErrorNotReady) {
       (void)cudaGetLastError();
@@ -168,10 +186,14 @@ class cuda_event_ordering final : public stream_ordering {
   }
 
   void wait(const stream& s, token t) override {
+    device_guard guard(s.device());
     NDCUDA_CUDA_CHECK(cudaStreamWaitEvent(s.handle(), as_slot(t)->event, 0));
   }
 
-  void synchronize(token t) override { NDCUDA_CUDA_CHECK(cudaEventSynchronize(as_slot(t)->event)); }
+  void synchronize(token t) override {
+    device_guard guard(as_slot(t)->device);
+    NDCUDA_CUDA_CHECK(cudaEventSynchronize(as_slot(t)->event));
+  }
 
   void release(token t) noexcept override { give_back(as_slot(t)); }
 

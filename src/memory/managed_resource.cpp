@@ -42,6 +42,7 @@ cudaMemoryAdvise to_cuda(memory_advice advice) {
 }
 
 void refuse_capture(const stream& s, const char* what) {
+  device_guard guard(s.device());  // a runtime query from a thread with no context would create device 0's
   if (s.is_capturing()) {
     throw capture_error(std::string("managed_resource::") + what +
                         " was called on a stream that is capturing a CUDA graph: cudaMallocManaged and cudaFree are "

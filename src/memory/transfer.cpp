@@ -37,6 +37,7 @@ void refuse_pageable_capture(const stream& s, direction d, std::size_t bytes) {
 }
 
 void refuse_keep_alive_capture(const stream& s, direction d) {
+  device_guard guard(s.device());
   if (s.is_capturing()) {
     throw capture_error(std::string(name_of(d)) +
                         " with a shared_ptr host buffer on a stream that is capturing a CUDA graph: ndcuda cannot tie "
@@ -154,6 +155,9 @@ struct transfer_engine::impl {
   std::size_t collect() {
     std::vector<kept_buffer> finished;  // destroyed outside the lock: a buffer's deleter may be slow
     std::lock_guard lock(kept_mutex);
+    if (kept.empty()) {
+      return 0;
+    }
     for (auto it = kept.begin(); it != kept.end();) {
       if (it->done.query()) {
         finished.push_back(std::move(*it));
@@ -235,8 +239,8 @@ struct transfer_engine::impl {
       throw error(std::string(name_of(d)) + "(" + detail::format_pointer(dst) + ", " + detail::format_pointer(src) +
                   ", " + std::to_string(bytes) + " bytes): a null pointer with a non-zero size");
     }
-    (void)collect();
     device_guard guard(s.device());
+    (void)collect();
     const void* host = d == direction::to_device ? src : dst;
     const detail::classified_range range = classify(host, bytes);
     if (range.kind != host_memory_kind::pageable) {
