@@ -3,16 +3,16 @@
 #pragma once
 
 #include <gtest/gtest.h>
-
 #include <ndcuda/device/enumeration.hpp>
+
 #include <random>
 
 /// Skips the current test unless at least `n` CUDA devices are visible.
-#define NDCUDA_REQUIRE_GPUS(n)                                                                 \
-  do {                                                                                         \
+#define NDCUDA_REQUIRE_GPUS(n)                                                                  \
+  do {                                                                                          \
     if (const int ndcuda_visible_ = ::ndcuda::device_count(); ndcuda_visible_ < (n)) {         \
       GTEST_SKIP() << "needs " << (n) << " CUDA device(s), " << ndcuda_visible_ << " visible"; \
-    }                                                                                          \
+    }                                                                                           \
   } while (false)
 
 /// Skips the current test when no CUDA device is visible.
