@@ -210,7 +210,7 @@ void logging_adaptor::write_csv(const allocation_record& r) {
   }
 }
 
-void logging_adaptor::emit(allocation_record record) noexcept {
+void logging_adaptor::emit(const allocation_record& record) noexcept {
   std::lock_guard lock(mutex_);
   try {
     if (file_ != nullptr) {
@@ -235,12 +235,12 @@ void* logging_adaptor::do_allocate(std::size_t bytes, const stream& s) {
     r.what = allocation_record::action::allocate_failed;
     r.time = std::chrono::system_clock::now();
     r.error = e.what();
-    emit(std::move(r));
+    emit(r);
     throw;
   }
   r.time = std::chrono::system_clock::now();
   void* p = r.pointer;
-  emit(std::move(r));
+  emit(r);
   return p;
 }
 
@@ -258,11 +258,11 @@ void logging_adaptor::do_deallocate(void* p, std::size_t bytes, const stream& s)
     r.what = allocation_record::action::deallocate_failed;
     r.time = std::chrono::system_clock::now();
     r.error = e.what();
-    emit(std::move(r));
+    emit(r);
     throw;
   }
   r.time = std::chrono::system_clock::now();
-  emit(std::move(r));
+  emit(r);
 }
 
 bool logging_adaptor::do_is_equal(const memory_resource& other) const noexcept {

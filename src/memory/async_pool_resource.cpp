@@ -12,9 +12,11 @@
 namespace ndcuda {
 namespace {
 
-// The map stores sizes as values; a tiny record avoids a second allocation per entry.
+// The size of each live allocation; records are recycled through `next`, so the hot path
+// allocates nothing on the host.
 struct live_allocation {
-  std::size_t bytes;
+  std::size_t bytes = 0;
+  live_allocation* next = nullptr;
 };
 
 std::size_t pool_attribute(cudaMemPool_t pool, cudaMemPoolAttr attribute) {
@@ -33,7 +35,7 @@ struct async_pool_resource::impl {
   mutable std::mutex mutex;
   detail::pointer_map<live_allocation> live;
   std::vector<std::unique_ptr<live_allocation[]>> slabs;
-  live_allocation* spare = nullptr;  // reused records; `bytes` links them while spare
+  live_allocation* spare = nullptr;  // recycled records
   std::size_t used = 0;
   std::size_t peak_used = 0;
   std::uint64_t allocations = 0;
@@ -91,19 +93,20 @@ struct async_pool_resource::impl {
       constexpr std::size_t slab = 256;
       auto records = std::make_unique<live_allocation[]>(slab);
       for (std::size_t i = 0; i < slab; ++i) {
-        records[i].bytes = reinterpret_cast<std::size_t>(spare);
+        records[i].next = spare;
         spare = &records[i];
       }
       slabs.push_back(std::move(records));
     }
     live_allocation* r = spare;
-    spare = reinterpret_cast<live_allocation*>(r->bytes);
+    spare = r->next;
     r->bytes = bytes;
+    r->next = nullptr;
     return r;
   }
 
   void recycle(live_allocation* r) noexcept {
-    r->bytes = reinterpret_cast<std::size_t>(spare);
+    r->next = spare;
     spare = r;
   }
 

@@ -682,13 +682,23 @@ std::string block_pool::validate() const {
     std::size_t covered = 0;
     const block* prev = nullptr;
     for (const block* b = c->first; b != nullptr; b = b->next_addr) {
-      if (b->home != c.get()) problems << "block " << format_pointer(b->ptr) << " has the wrong chunk; ";
-      if (b->prev_addr != prev) problems << "block " << format_pointer(b->ptr) << " has a bad prev link; ";
-      if (b->ptr != c->ptr + covered) problems << "block " << format_pointer(b->ptr) << " is not contiguous; ";
-      if (b->size == 0 || b->size % allocation_alignment != 0) problems << "block size " << b->size << " is bad; ";
+      if (b->home != c.get()) {
+        problems << "block " << format_pointer(b->ptr) << " has the wrong chunk; ";
+      }
+      if (b->prev_addr != prev) {
+        problems << "block " << format_pointer(b->ptr) << " has a bad prev link; ";
+      }
+      if (b->ptr != c->ptr + covered) {
+        problems << "block " << format_pointer(b->ptr) << " is not contiguous; ";
+      }
+      if (b->size == 0 || b->size % allocation_alignment != 0) {
+        problems << "block size " << b->size << " is bad; ";
+      }
       if (b->free) {
         cached += b->size;
-        if (b->owner == nullptr) problems << "free block " << format_pointer(b->ptr) << " is in no list; ";
+        if (b->owner == nullptr) {
+          problems << "free block " << format_pointer(b->ptr) << " is in no list; ";
+        }
         if (prev != nullptr && prev->free && prev->owner == b->owner) {
           problems << "free neighbours " << format_pointer(prev->ptr) << " and " << format_pointer(b->ptr)
                    << " of one stream were not merged; ";
@@ -696,13 +706,16 @@ std::string block_pool::validate() const {
       } else {
         used += b->size;
         ++in_use;
-        if (live_.find(b->ptr) != b) problems << "live block " << format_pointer(b->ptr) << " is not in the map; ";
+        if (live_.find(b->ptr) != b) {
+          problems << "live block " << format_pointer(b->ptr) << " is not in the map; ";
+        }
       }
       covered += b->size;
       prev = b;
     }
-    if (covered != c->size)
+    if (covered != c->size) {
       problems << "chunk " << format_pointer(c->ptr) << " blocks cover " << covered << " of " << c->size << "; ";
+    }
   }
   std::size_t listed_blocks = 0;
   std::size_t listed_bytes = 0;
@@ -711,27 +724,44 @@ std::string block_pool::validate() const {
     std::size_t bytes = 0;
     for (std::size_t bin = 0; bin < bin_count; ++bin) {
       const bool bit = (st->list.occupied[bin / 64] >> (bin % 64)) & 1U;
-      if (bit != (st->list.heads[bin] != nullptr)) problems << "bin " << bin << " occupancy bit is wrong; ";
+      if (bit != (st->list.heads[bin] != nullptr)) {
+        problems << "bin " << bin << " occupancy bit is wrong; ";
+      }
       for (const block* b = st->list.heads[bin]; b != nullptr; b = b->next_free) {
-        if (!b->free || b->owner != st.get())
+        if (!b->free || b->owner != st.get()) {
           problems << "listed block " << format_pointer(b->ptr) << " is not free here; ";
-        if (bin_of(b->size) != bin) problems << "block in the wrong bin; ";
+        }
+        if (bin_of(b->size) != bin) {
+          problems << "block in the wrong bin; ";
+        }
         ++blocks;
         bytes += b->size;
       }
     }
-    if (blocks != st->list.blocks || bytes != st->list.bytes) problems << "a stream list miscounts; ";
+    if (blocks != st->list.blocks || bytes != st->list.bytes) {
+      problems << "a stream list miscounts; ";
+    }
     listed_blocks += blocks;
     listed_bytes += bytes;
   }
-  if (chunk_bytes != reserved_) problems << "reserved " << reserved_ << " but chunks hold " << chunk_bytes << "; ";
-  if (used != used_) problems << "used " << used_ << " but blocks in use hold " << used << "; ";
+  if (chunk_bytes != reserved_) {
+    problems << "reserved " << reserved_ << " but chunks hold " << chunk_bytes << "; ";
+  }
+  if (used != used_) {
+    problems << "used " << used_ << " but blocks in use hold " << used << "; ";
+  }
   if (cached != cached_ || listed_bytes != cached_) {
     problems << "cached " << cached_ << " but free blocks hold " << cached << " and lists " << listed_bytes << "; ";
   }
-  if (in_use != live_.size()) problems << in_use << " blocks in use but " << live_.size() << " in the map; ";
-  if (used_ + cached_ != reserved_) problems << "used + cached != reserved; ";
-  if (allocations_ - deallocations_ != live_.size()) problems << "allocation counts disagree with live blocks; ";
+  if (in_use != live_.size()) {
+    problems << in_use << " blocks in use but " << live_.size() << " in the map; ";
+  }
+  if (used_ + cached_ != reserved_) {
+    problems << "used + cached != reserved; ";
+  }
+  if (allocations_ - deallocations_ != live_.size()) {
+    problems << "allocation counts disagree with live blocks; ";
+  }
   (void)listed_blocks;
   return problems.str();
 }

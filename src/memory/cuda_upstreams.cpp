@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
@@ -152,8 +153,13 @@ class cuda_event_ordering final : public stream_ordering {
   // The hot path of every pool call: the driver's query needs no current context (a runtime call
   // from a thread without one would create device 0's) and skips the runtime's layer.
   bool capturing(const stream& s) override {
+    const detail::driver_api* drv = driver_.load(std::memory_order_relaxed);
+    if (drv == nullptr) {  // resolved on first use: constructing a pool must work without a driver
+      drv = &detail::driver();
+      driver_.store(drv, std::memory_order_relaxed);
+    }
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    NDCUDA_DRIVER_CHECK(detail::driver().stream_is_capturing(reinterpret_cast<CUstream>(s.handle()), &status));
+    NDCUDA_DRIVER_CHECK(drv->stream_is_capturing(reinterpret_cast<CUstream>(s.handle()), &status));
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
   }
 
@@ -234,6 +240,7 @@ class cuda_event_ordering final : public stream_ordering {
     spare_ = sl;
   }
 
+  std::atomic<const detail::driver_api*> driver_{nullptr};
   std::mutex mutex_;
   std::vector<std::unique_ptr<slot>> slots_;
   slot* spare_ = nullptr;

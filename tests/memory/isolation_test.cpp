@@ -46,7 +46,12 @@ TEST(MemoryIsolation, WorkingOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu) {
   pinned->deallocate(staging, bytes, s);
   async_pool.deallocate(async_block, bytes, s);
   pool->deallocate(device, bytes, s);
-  s.synchronize();
+  {
+    // stream::synchronize is a runtime call: without a current context the runtime would pick
+    // device 0. The memory layer guards its own calls; the test guards its own.
+    nd::device_guard guard(target);
+    s.synchronize();
+  }
   EXPECT_TRUE(primary_context_active(target));
   for (int i = 0; i < target; ++i) {
     EXPECT_FALSE(primary_context_active(i)) << "memory work on device " << target << " created a context on " << i;

@@ -55,7 +55,7 @@ class logging_adaptor final : public memory_resource {
   bool do_is_equal(const memory_resource& other) const noexcept override;
 
  private:
-  void emit(allocation_record record) noexcept;
+  void emit(const allocation_record& record) noexcept;
   void write_csv(const allocation_record& record);
 
   std::shared_ptr<memory_resource> upstream_;
