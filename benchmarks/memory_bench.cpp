@@ -11,6 +11,7 @@
 #include <mutex>
 #include <ndcuda/ndcuda.hpp>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace nd = ndcuda;
@@ -62,6 +63,33 @@ void alloc_free_1MiB_default_resource(benchmark::State& state) {
   auto r = nd::default_resource(0);  // through the registry's shared_ptr and the virtual interface
   nd::stream s(0);
   alloc_free_loop(state, *r, s, MiB);
+}
+
+/// The pool's own algorithm with no CUDA at all (fake chunk addresses, no capture check): the floor
+/// of alloc_free_1MiB_device_pool, and a figure that runs without a GPU.
+void alloc_free_1MiB_device_pool_algorithm_only(benchmark::State& state) {
+  struct fake_upstream final : nd::chunk_upstream {
+    std::uintptr_t next = std::uintptr_t{1} << 40;
+    void* allocate_chunk(std::size_t bytes, const nd::stream&) override {
+      const std::uintptr_t at = next;
+      next += (bytes + 0xFFFF) / 0x10000 * 0x10000;
+      return reinterpret_cast<void*>(at);
+    }
+    void free_chunk(void*, std::size_t) override {}
+    std::string describe() const override { return "fake"; }
+  };
+  struct no_ordering final : nd::stream_ordering {
+    bool capturing(const nd::stream&) override { return false; }
+    bool idle(const nd::stream&) override { return true; }
+    token record(const nd::stream&) override { return 1; }
+    bool completed(token) override { return true; }
+    void wait(const nd::stream&, token) override {}
+    void synchronize(token) override {}
+    void release(token) noexcept override {}
+  };
+  nd::device_pool_resource pool(0, {}, std::make_shared<fake_upstream>(), std::make_shared<no_ordering>());
+  const nd::stream s = nd::stream::wrap(reinterpret_cast<cudaStream_t>(std::uintptr_t{0x1000}), 0);
+  alloc_free_loop(state, pool, s, MiB);
 }
 
 void alloc_free_1MiB_async_pool(benchmark::State& state) {
@@ -322,6 +350,7 @@ void classify_pinned_range(benchmark::State& state) {
 BENCHMARK(alloc_free_1MiB_device_pool);
 BENCHMARK(alloc_free_1MiB_device_pool_without_capture_check);
 BENCHMARK(alloc_free_1MiB_default_resource);
+BENCHMARK(alloc_free_1MiB_device_pool_algorithm_only);
 BENCHMARK(alloc_free_1MiB_async_pool);
 BENCHMARK(alloc_free_1MiB_pinned_pool);
 BENCHMARK(alloc_free_1MiB_cudaMalloc_baseline);
