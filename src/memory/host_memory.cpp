@@ -67,7 +67,8 @@ classified_range classify_segments(const void* p, std::size_t bytes) {
       }
       return {};
     }
-    unsigned int managed = 0;
+    // A "boolean" the driver may write as 1 or 4 bytes: zeroed 8-byte storage reads right either way.
+    unsigned long long managed = 0;
     if (drv.pointer_get_attribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, address) != CUDA_SUCCESS) {
       managed = 0;
     }
