@@ -136,7 +136,11 @@ struct async_pool_resource::impl {
 async_pool_resource::async_pool_resource(int device, async_pool_options options)
     : memory_resource(memory_kind::device, device), impl_(std::make_unique<impl>(device, options)) {}
 
-async_pool_resource::~async_pool_resource() = default;
+async_pool_resource::~async_pool_resource() {
+  if (detail::cuda_is_unloading()) {
+    (void)impl_.release();  // exit after CUDA's teardown: the driver reclaims the pool
+  }
+}
 
 cudaMemPool_t async_pool_resource::handle() const noexcept {
   return impl_->pool;

@@ -3,6 +3,7 @@
 #include <ndcuda/memory/device_pool_resource.hpp>
 
 #include "memory/block_pool.hpp"
+#include "memory/teardown.hpp"
 
 namespace ndcuda {
 
@@ -18,7 +19,11 @@ device_pool_resource::device_pool_resource(int device, pool_options options, std
     : memory_resource(memory_kind::device, device),
       pool_(std::make_unique<detail::block_pool>(device, options, std::move(upstream), std::move(ordering))) {}
 
-device_pool_resource::~device_pool_resource() = default;
+device_pool_resource::~device_pool_resource() {
+  if (detail::cuda_is_unloading()) {
+    (void)pool_.release();  // exit after CUDA's teardown: the driver reclaims the memory
+  }
+}
 
 memory_stats device_pool_resource::stats() const {
   return pool_->stats();

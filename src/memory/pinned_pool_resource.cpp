@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "memory/format.hpp"
+#include "memory/teardown.hpp"
 
 namespace ndcuda {
 namespace {
@@ -356,7 +357,11 @@ pinned_pool_resource::pinned_pool_resource(pinned_pool_options options, std::sha
     : memory_resource(memory_kind::pinned_host, host_device),
       impl_(std::make_unique<impl>(options, std::move(upstream), std::move(ordering))) {}
 
-pinned_pool_resource::~pinned_pool_resource() = default;
+pinned_pool_resource::~pinned_pool_resource() {
+  if (detail::cuda_is_unloading()) {
+    (void)impl_.release();  // exit after CUDA's teardown: the driver reclaims the memory
+  }
+}
 
 memory_stats pinned_pool_resource::stats() const {
   std::lock_guard lock(impl_->mutex);

@@ -14,6 +14,7 @@
 #include "memory/format.hpp"
 #include "memory/host_memory.hpp"
 #include "memory/host_threads.hpp"
+#include "memory/teardown.hpp"
 
 namespace ndcuda {
 namespace {
@@ -279,7 +280,11 @@ struct transfer_engine::impl {
 transfer_engine::transfer_engine(std::shared_ptr<pinned_pool_resource> staging, transfer_options options)
     : impl_(std::make_unique<impl>(std::move(staging), options)) {}
 
-transfer_engine::~transfer_engine() = default;
+transfer_engine::~transfer_engine() {
+  if (detail::cuda_is_unloading()) {
+    (void)impl_.release();  // exit after CUDA's teardown: nothing left to wait for or release
+  }
+}
 
 transfer_path transfer_engine::copy_to_device(void* dst, const void* src_host, std::size_t bytes, const stream& s) {
   return impl_->copy(direction::to_device, dst, src_host, bytes, s);
