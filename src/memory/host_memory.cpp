@@ -28,19 +28,52 @@ const char* to_string(host_memory_kind kind) noexcept {
 namespace detail {
 namespace {
 
-// The allocation containing `address`, or false when the driver cannot say.
-bool extent_of(const driver_api& drv, CUdeviceptr address, CUdeviceptr& start, std::size_t& size) {
-  start = 0;
-  size = 0;
-  if (drv.pointer_get_attribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, address) == CUDA_SUCCESS &&
-      drv.pointer_get_attribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, address) == CUDA_SUCCESS && size != 0 &&
-      start <= address && address - start < size) {
-    return true;
+// Where the allocation containing `at` ends, clipped to `end`; nullptr when the driver cannot say.
+// Asks for the allocation's range first (RANGE_START_ADDR/RANGE_SIZE, then cuMemGetAddressRange);
+// failing both, compares buffer ids: an allocation is one contiguous address range, so two
+// addresses with the same id enclose only that allocation, and a binary search finds its end.
+const char* segment_end(const driver_api& drv, const char* at, const char* end) {
+  const auto address = reinterpret_cast<CUdeviceptr>(at);
+  CUdeviceptr start = 0;
+  std::size_t size = 0;
+  bool known = drv.pointer_get_attribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, address) == CUDA_SUCCESS &&
+               drv.pointer_get_attribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, address) == CUDA_SUCCESS &&
+               size != 0 && start <= address && address - start < size;
+  if (!known) {
+    start = 0;
+    size = 0;
+    known = drv.mem_get_address_range(&start, &size, address) == CUDA_SUCCESS && size != 0 && start <= address &&
+            address - start < size;
   }
-  start = 0;
-  size = 0;
-  return drv.mem_get_address_range(&start, &size, address) == CUDA_SUCCESS && size != 0 && start <= address &&
-         address - start < size;
+  if (known) {
+    const CUdeviceptr stop = start + size;
+    const auto limit = reinterpret_cast<CUdeviceptr>(end);
+    return stop >= limit ? end : at + (stop - address);
+  }
+  auto id_of = [&](const char* p, unsigned long long& id) {
+    id = 0;
+    return drv.pointer_get_attribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, reinterpret_cast<CUdeviceptr>(p)) ==
+           CUDA_SUCCESS;
+  };
+  unsigned long long first = 0;
+  unsigned long long id = 0;
+  if (!id_of(at, first)) {
+    return nullptr;
+  }
+  if (id_of(end - 1, id) && id == first) {
+    return end;
+  }
+  const char* inside = at;        // known to be in the allocation
+  const char* outside = end - 1;  // known not to be
+  while (outside - inside > 1) {
+    const char* middle = inside + (outside - inside) / 2;
+    if (id_of(middle, id) && id == first) {
+      inside = middle;
+    } else {
+      outside = middle;
+    }
+  }
+  return inside + 1;
 }
 
 }  // namespace
@@ -72,11 +105,9 @@ classified_range classify_segments(const void* p, std::size_t bytes) {
     if (drv.pointer_get_attribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, address) != CUDA_SUCCESS) {
       managed = 0;
     }
-    CUdeviceptr start = 0;
-    std::size_t size = 0;
-    const bool known = extent_of(drv, address, start, size);
+    const char* stop = segment_end(drv, at, end);
     const bool is_device = managed == 0 && type == CU_MEMORYTYPE_DEVICE;
-    if (!known) {
+    if (stop == nullptr || stop <= at) {
       if (is_device) {
         // Let CUDA check the bounds of the copy; one segment to the end.
         result.segments.push_back({at, static_cast<std::size_t>(end - at)});
@@ -86,11 +117,7 @@ classified_range classify_segments(const void* p, std::size_t bytes) {
       }
       return {};  // cannot prove the range is pinned to its end: treat it as pageable
     }
-    const char* segment_end = reinterpret_cast<const char*>(start) + size;
-    if (segment_end > end || segment_end <= at) {
-      segment_end = end;
-    }
-    result.segments.push_back({at, static_cast<std::size_t>(segment_end - at)});
+    result.segments.push_back({at, static_cast<std::size_t>(stop - at)});
     if (is_device) {
       any_device = true;
       all_pinned = all_managed = false;
@@ -99,7 +126,7 @@ classified_range classify_segments(const void* p, std::size_t bytes) {
       all_pinned = all_pinned && managed == 0 && type == CU_MEMORYTYPE_HOST;
       all_managed = all_managed && managed != 0;
     }
-    at = segment_end;
+    at = stop;
   }
   if (any_device &&
       (any_host || result.segments.empty() || result.segments.back().ptr + result.segments.back().bytes != end)) {

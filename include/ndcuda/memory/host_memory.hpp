@@ -17,7 +17,8 @@ enum class host_memory_kind {
 
 /// Classifies [p, p + bytes), asking the driver under `device`'s context (so nothing is created on
 /// another device). Every byte must be covered: the range is walked allocation by allocation
-/// (CU_POINTER_ATTRIBUTE_RANGE_START_ADDR/RANGE_SIZE, else cuMemGetAddressRange), so an interior
+/// (CU_POINTER_ATTRIBUTE_RANGE_START_ADDR/RANGE_SIZE, else cuMemGetAddressRange, else a binary
+/// search on CU_POINTER_ATTRIBUTE_BUFFER_ID), so an interior
 /// pointer of a registered buffer is pinned, adjacent registrations together are pinned, and a
 /// range that runs past a registration, or whose extent the driver cannot tell, is pageable.
 /// Throws error for a range that mixes device memory with host memory.
