@@ -4,7 +4,6 @@
 #include <bit>
 #include <deque>
 #include <exception>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
@@ -12,17 +11,15 @@
 #include <vector>
 
 #include "memory/format.hpp"
+#include "memory/size_math.hpp"
 #include "memory/teardown.hpp"
 
 namespace ndcuda {
 namespace {
 
-constexpr std::size_t max_size = std::numeric_limits<std::size_t>::max();
-constexpr std::size_t largest_request = max_size / 2;  // its class still fits in a size_t
-
-std::size_t saturating_sub(std::size_t a, std::size_t b) noexcept {
-  return a > b ? a - b : 0;
-}
+using detail::max_size;
+using detail::saturating_sub;
+constexpr std::size_t largest_request = max_size / 2;  // its size class still fits in a size_t
 
 }  // namespace
 
