@@ -12,4 +12,17 @@
 #include <ndcuda/device/limits.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/device/visible_devices.hpp>
+#include <ndcuda/memory/async_pool_resource.hpp>
+#include <ndcuda/memory/default_resource.hpp>
+#include <ndcuda/memory/device_pool_resource.hpp>
+#include <ndcuda/memory/host_memory.hpp>
+#include <ndcuda/memory/limiting_adaptor.hpp>
+#include <ndcuda/memory/logging_adaptor.hpp>
+#include <ndcuda/memory/managed_resource.hpp>
+#include <ndcuda/memory/memory_resource.hpp>
+#include <ndcuda/memory/pinned_pool_resource.hpp>
+#include <ndcuda/memory/pool_interfaces.hpp>
+#include <ndcuda/memory/statistics_adaptor.hpp>
+#include <ndcuda/memory/stats.hpp>
+#include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/version.hpp>

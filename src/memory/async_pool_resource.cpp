@@ -1,0 +1,272 @@
+// async_pool_resource: cudaMallocFromPoolAsync with ndcuda's accounting and error messages.
+#include <algorithm>
+#include <mutex>
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/device/device.hpp>
+#include <ndcuda/memory/async_pool_resource.hpp>
+
+#include "memory/format.hpp"
+#include "memory/pointer_map.hpp"
+#include "memory/teardown.hpp"
+
+namespace ndcuda {
+namespace {
+
+// The size of each live allocation; records are recycled through `next`, so the hot path
+// allocates nothing on the host.
+struct live_allocation {
+  std::size_t bytes = 0;
+  live_allocation* next = nullptr;
+};
+
+std::size_t pool_attribute(cudaMemPool_t pool, cudaMemPoolAttr attribute) {
+  unsigned long long value = 0;  // the attribute type is cuuint64_t
+  NDCUDA_CUDA_CHECK(cudaMemPoolGetAttribute(pool, attribute, &value));
+  return static_cast<std::size_t>(value);
+}
+
+}  // namespace
+
+struct async_pool_resource::impl {
+  int device;
+  bool owned = false;
+  cudaMemPool_t pool = nullptr;
+
+  mutable std::mutex mutex;
+  detail::pointer_map<live_allocation> live;
+  std::vector<std::unique_ptr<live_allocation[]>> slabs;
+  live_allocation* spare = nullptr;  // recycled records
+  std::size_t used = 0;
+  std::size_t peak_used = 0;
+  std::uint64_t allocations = 0;
+  std::uint64_t deallocations = 0;
+
+  impl(int d, const async_pool_options& options) : device(d) {
+    const ndcuda::device dev(d);
+    if (dev.attribute(cudaDevAttrMemoryPoolsSupported) == 0) {
+      throw device_error("async_pool_resource: device " + std::to_string(d) + " (" + dev.name() +
+                         ") does not support stream-ordered memory pools (cudaMallocAsync); use "
+                         "nd::device_pool_resource instead");
+    }
+    device_guard guard(d);
+    if (options.use_default_pool) {
+      NDCUDA_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, d));
+    } else {
+      cudaMemPoolProps props{};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.handleTypes = cudaMemHandleTypeNone;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = d;
+      NDCUDA_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+      owned = true;
+    }
+    try {
+      set_threshold(options.release_threshold);
+    } catch (...) {
+      if (owned) {
+        (void)cudaMemPoolDestroy(pool);
+      }
+      throw;
+    }
+  }
+
+  ~impl() {
+    if (!owned) {
+      return;
+    }
+    try {
+      device_guard guard(device);
+      if (cudaMemPoolDestroy(pool) != cudaSuccess) {
+        (void)cudaGetLastError();
+      }
+    } catch (...) {  // at exit the runtime may be gone already; the driver reclaims the pool
+    }
+  }
+
+  void set_threshold(std::size_t bytes) const {
+    unsigned long long value = bytes;
+    NDCUDA_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &value));
+  }
+
+  live_allocation* new_record(std::size_t bytes) {
+    if (spare == nullptr) {
+      constexpr std::size_t slab = 256;
+      auto records = std::make_unique<live_allocation[]>(slab);
+      for (std::size_t i = 0; i < slab; ++i) {
+        records[i].next = spare;
+        spare = &records[i];
+      }
+      slabs.push_back(std::move(records));
+    }
+    live_allocation* r = spare;
+    spare = r->next;
+    r->bytes = bytes;
+    r->next = nullptr;
+    return r;
+  }
+
+  void recycle(live_allocation* r) noexcept {
+    r->next = spare;
+    spare = r;
+  }
+
+  [[noreturn]] void throw_out_of_memory(std::size_t bytes, const stream& s) const {
+    std::string message = "out of memory on device " + std::to_string(device) + ": allocate(" + std::to_string(bytes) +
+                          " bytes = " + format_bytes(bytes) +
+                          ") from the stream-ordered pool (cudaMallocAsync) on stream " +
+                          detail::format_pointer(s.handle()) + " failed";
+    try {
+      message += "; pool: used " + format_bytes(used) + " in " + std::to_string(live.size()) +
+                 " allocations, reserved " + format_bytes(pool_attribute(pool, cudaMemPoolAttrReservedMemCurrent)) +
+                 ", release threshold " + format_bytes(pool_attribute(pool, cudaMemPoolAttrReleaseThreshold));
+      const ndcuda::device dev(device);
+      const memory_info info = dev.memory();
+      message += "; device " + std::to_string(device) + " (" + dev.name() + "): " + format_bytes(info.free) +
+                 " free of " + format_bytes(info.total);
+    } catch (...) {
+    }
+    message +=
+        ". The pool was trimmed and the allocation retried once. Free arrays you no longer need, synchronize streams "
+        "whose frees are still queued, call free_all_blocks() on other pools of this device, or work in smaller "
+        "pieces";
+    throw out_of_memory(message);
+  }
+};
+
+async_pool_resource::async_pool_resource(int device, async_pool_options options)
+    : memory_resource(memory_kind::device, device), impl_(std::make_unique<impl>(device, options)) {}
+
+async_pool_resource::~async_pool_resource() {
+  if (detail::cuda_is_unloading()) {
+    (void)impl_.release();  // exit after CUDA's teardown: the driver reclaims the pool
+  }
+}
+
+cudaMemPool_t async_pool_resource::handle() const noexcept {
+  return impl_->pool;
+}
+
+void async_pool_resource::set_release_threshold(std::size_t bytes) {
+  device_guard guard(device());
+  impl_->set_threshold(bytes);
+}
+
+std::size_t async_pool_resource::release_threshold() const {
+  device_guard guard(device());
+  return pool_attribute(impl_->pool, cudaMemPoolAttrReleaseThreshold);
+}
+
+memory_stats async_pool_resource::stats() const {
+  device_guard guard(device());
+  memory_stats st;
+  const std::size_t reserved = pool_attribute(impl_->pool, cudaMemPoolAttrReservedMemCurrent);
+  const std::size_t pool_used = pool_attribute(impl_->pool, cudaMemPoolAttrUsedMemCurrent);
+  std::lock_guard lock(impl_->mutex);
+  st.used_bytes = impl_->used;
+  st.peak_used_bytes = impl_->peak_used;
+  st.reserved_bytes = reserved;
+  st.cached_bytes = reserved > pool_used ? reserved - pool_used : 0;
+  st.peak_reserved_bytes = pool_attribute(impl_->pool, cudaMemPoolAttrReservedMemHigh);
+  st.allocation_count = impl_->allocations;
+  st.deallocation_count = impl_->deallocations;
+  st.live_allocations = impl_->live.size();
+  return st;
+}
+
+void async_pool_resource::reset_peak() {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->peak_used = impl_->used;
+  }
+  unsigned long long zero = 0;  // resetting the high-water mark takes 0
+  device_guard guard(device());
+  NDCUDA_CUDA_CHECK(cudaMemPoolSetAttribute(impl_->pool, cudaMemPoolAttrReservedMemHigh, &zero));
+}
+
+std::size_t async_pool_resource::free_all_blocks() {
+  device_guard guard(device());
+  const std::size_t before = pool_attribute(impl_->pool, cudaMemPoolAttrReservedMemCurrent);
+  NDCUDA_CUDA_CHECK(cudaMemPoolTrimTo(impl_->pool, 0));
+  const std::size_t after = pool_attribute(impl_->pool, cudaMemPoolAttrReservedMemCurrent);
+  return before > after ? before - after : 0;
+}
+
+void* async_pool_resource::do_allocate(std::size_t bytes, const stream& s) {
+  if (bytes == 0) {
+    return nullptr;
+  }
+  // Host records first, so a failure below leaves nothing half-done.
+  live_allocation* record = nullptr;
+  {
+    std::lock_guard lock(impl_->mutex);
+    record = impl_->new_record(bytes);
+  }
+  void* p = nullptr;
+  {
+    // Without a guard, a thread with no current context would make CUDA initialise device 0.
+    device_guard guard(device());
+    cudaError_t rc = cudaMallocFromPoolAsync(&p, bytes, impl_->pool, s.handle());
+    if (rc == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      (void)cudaMemPoolTrimTo(impl_->pool, 0);  // give unused reserve back to the driver, then retry once
+      rc = cudaMallocFromPoolAsync(&p, bytes, impl_->pool, s.handle());
+      if (rc == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        std::lock_guard lock(impl_->mutex);
+        impl_->recycle(record);
+        impl_->throw_out_of_memory(bytes, s);
+      }
+    }
+    if (rc != cudaSuccess) {
+      {
+        std::lock_guard lock(impl_->mutex);
+        impl_->recycle(record);
+      }
+      NDCUDA_CUDA_CHECK(rc);
+    }
+  }
+  std::lock_guard lock(impl_->mutex);
+  impl_->live.insert(p, record);
+  impl_->used += bytes;
+  impl_->peak_used = std::max(impl_->peak_used, impl_->used);
+  ++impl_->allocations;
+  return p;
+}
+
+void async_pool_resource::do_deallocate(void* p, std::size_t bytes, const stream& s) {
+  if (p == nullptr) {
+    return;
+  }
+  live_allocation* record = nullptr;
+  {
+    std::lock_guard lock(impl_->mutex);
+    record = impl_->live.find(p);
+    if (record == nullptr) {
+      throw error("deallocate(" + detail::format_pointer(p) + ", " + std::to_string(bytes) +
+                  " bytes) on the async pool of device " + std::to_string(device()) +
+                  ": the pointer is not a live allocation of this pool (a double free, an interior pointer, or memory "
+                  "from another resource); deallocate each pointer from allocate() exactly once, on its own resource");
+    }
+    if (record->bytes != bytes) {
+      throw error("deallocate(" + detail::format_pointer(p) + ", " + std::to_string(bytes) +
+                  " bytes) on the async pool: that allocation was made with " + std::to_string(record->bytes) +
+                  " bytes; pass the size given to allocate()");
+    }
+    impl_->live.erase(p);
+  }
+  cudaError_t rc = cudaSuccess;
+  {
+    device_guard guard(device());
+    rc = cudaFreeAsync(p, s.handle());
+  }
+  std::lock_guard lock(impl_->mutex);
+  if (rc != cudaSuccess && !detail::is_teardown_error(rc)) {
+    impl_->live.insert(p, record);  // still allocated as far as CUDA is concerned
+    detail::throw_cuda_error(rc, "cudaFreeAsync(p, stream)", std::source_location::current());
+  }
+  impl_->used = impl_->used > bytes ? impl_->used - bytes : 0;
+  ++impl_->deallocations;
+  impl_->recycle(record);
+}
+
+}  // namespace ndcuda
