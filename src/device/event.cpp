@@ -15,8 +15,16 @@ event::event(int device, bool timing) : device_(device), timing_(timing) {
 }
 
 event::~event() {
-  if (handle_ != nullptr && cudaEventDestroy(handle_) != cudaSuccess) {
-    (void)cudaGetLastError();  // runtime already unloading at exit
+  if (handle_ == nullptr) {
+    return;
+  }
+  try {
+    device_guard guard(device_);  // keep the runtime from binding a context on another device
+    if (cudaEventDestroy(handle_) != cudaSuccess) {
+      (void)cudaGetLastError();  // runtime already unloading at exit
+    }
+  } catch (const error&) {
+    // The driver is gone (process exit): the event went with it.
   }
 }
 
@@ -45,25 +53,24 @@ void event::record(const stream& s) {
                        " but the stream to device " + std::to_string(s.device()) +
                        "; create the event on the stream's device (nd::event(s.device(), timing))");
   }
+  device_guard guard(device_);
   NDCUDA_CUDA_CHECK(cudaEventRecord(handle_, s.handle()));
   recorded_ = true;
   recorded_on_ = s.handle();
 }
 
 void event::synchronize() const {
-  if (recorded_) {
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(recorded_on_, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
-      throw capture_error(
-          "event::synchronize() on an event recorded into a CUDA graph capture: the host cannot wait for a "
-          "graph node. Wait after the capture ends, or make another stream wait with stream::wait(event)");
-    }
-    (void)cudaGetLastError();
+  if (recorded_ && stream::wrap(recorded_on_, device_).is_capturing()) {
+    throw capture_error(
+        "event::synchronize() on an event recorded into a CUDA graph capture: the host cannot wait for a "
+        "graph node. Wait after the capture ends, or make another stream wait with stream::wait(event)");
   }
+  device_guard guard(device_);
   NDCUDA_CUDA_CHECK(cudaEventSynchronize(handle_));
 }
 
 bool event::query() const {
+  device_guard guard(device_);
   cudaError_t rc = cudaEventQuery(handle_);
   if (rc == cudaErrorNotReady) {
     (void)cudaGetLastError();
@@ -79,6 +86,7 @@ float elapsed_ms(const event& start, const event& end) {
         "elapsed_ms needs two timing events, but one was created with timing disabled; create both "
         "with nd::event(/*timing=*/true)");
   }
+  device_guard guard(end.device());
   float ms = 0.0F;
   cudaError_t rc = cudaEventElapsedTime(&ms, start.handle(), end.handle());
   if (rc == cudaErrorNotReady) {

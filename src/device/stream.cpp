@@ -7,6 +7,8 @@
 #include <ndcuda/device/event.hpp>
 #include <ndcuda/device/stream.hpp>
 
+#include "device/driver_api.hpp"
+
 namespace ndcuda {
 
 struct stream::state {
@@ -18,12 +20,17 @@ struct stream::state {
   state(const state&) = delete;
   state& operator=(const state&) = delete;
   ~state() {
-    if (owned) {
+    if (!owned) {
+      return;
+    }
+    try {
+      device_guard guard(device);  // keep the runtime from binding a context on another device
       // At process exit the runtime may already be gone; there is nothing left to release then.
-      cudaError_t rc = cudaStreamDestroy(handle);
-      if (rc != cudaSuccess) {
+      if (cudaStreamDestroy(handle) != cudaSuccess) {
         (void)cudaGetLastError();
       }
+    } catch (const error&) {
+      // The driver is gone (process exit): the stream went with it.
     }
   }
 };
@@ -77,21 +84,27 @@ bool stream::owns_handle() const noexcept {
 }
 
 bool stream::is_capturing() const {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  NDCUDA_CUDA_CHECK(cudaStreamIsCapturing(handle(), &status));
-  return status != cudaStreamCaptureStatusNone;
+  // Through the driver: the runtime's cudaStreamIsCapturing would initialise a context on the
+  // thread's current device (device 0 by default) when none is current.
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  NDCUDA_DRIVER_CHECK(detail::driver().stream_is_capturing(reinterpret_cast<CUstream>(handle()), &status));
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+// The runtime calls below run under a guard for the stream's own device, so that waiting on a
+// stream of device 1 never creates a context on device 0.
 void stream::synchronize() const {
   if (is_capturing()) {
     throw capture_error(
         "stream::synchronize() was called while the stream is capturing a CUDA graph; a host wait cannot be "
         "recorded in a graph. Synchronize after the capture ends, or after launching the graph");
   }
+  device_guard guard(device());
   NDCUDA_CUDA_CHECK(cudaStreamSynchronize(handle()));
 }
 
 bool stream::query() const {
+  device_guard guard(device());
   cudaError_t rc = cudaStreamQuery(handle());
   if (rc == cudaErrorNotReady) {
     (void)cudaGetLastError();
@@ -102,6 +115,7 @@ bool stream::query() const {
 }
 
 void stream::wait(const event& e) const {
+  device_guard guard(device());
   NDCUDA_CUDA_CHECK(cudaStreamWaitEvent(handle(), e.handle(), 0));
 }
 

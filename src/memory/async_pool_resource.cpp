@@ -262,7 +262,7 @@ void async_pool_resource::do_deallocate(void* p, std::size_t bytes, const stream
   std::lock_guard lock(impl_->mutex);
   if (rc != cudaSuccess && !detail::is_teardown_error(rc)) {
     impl_->live.insert(p, record);  // still allocated as far as CUDA is concerned
-    detail::throw_cuda_error(rc, "cudaFreeAsync(p, stream)", std::source_location::current());
+    detail::throw_cuda_error(rc, "cudaFreeAsync(p, stream)", detail::source_location::current());
   }
   impl_->used = impl_->used > bytes ? impl_->used - bytes : 0;
   ++impl_->deallocations;

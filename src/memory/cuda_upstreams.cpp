@@ -33,7 +33,7 @@ void release_tolerating_teardown(Call&& call, const char* text) {
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
     if (!detail::is_teardown_error(rc)) {
-      detail::throw_cuda_error(rc, text, std::source_location::current());
+      detail::throw_cuda_error(rc, text, detail::source_location::current());
     }
   }
 }
@@ -175,7 +175,7 @@ class cuda_event_ordering final : public stream_ordering {
     const cudaError_t rc = cudaEventRecord(sl->event, s.handle());
     if (rc != cudaSuccess) {
       give_back(sl);
-      detail::throw_cuda_error(rc, "cudaEventRecord(event, stream)", std::source_location::current());
+      detail::throw_cuda_error(rc, "cudaEventRecord(event, stream)", detail::source_location::current());
     }
     return reinterpret_cast<token>(sl);
   }

@@ -142,7 +142,7 @@ void managed_resource::do_deallocate(void* p, std::size_t bytes, const stream& s
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
     if (!detail::is_teardown_error(rc)) {
-      detail::throw_cuda_error(rc, "cudaFree(managed)", std::source_location::current());
+      detail::throw_cuda_error(rc, "cudaFree(managed)", detail::source_location::current());
     }
   }
   impl_->used = impl_->used > bytes ? impl_->used - bytes : 0;

@@ -32,17 +32,18 @@ TEST(Isolation, WorkingOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu) {
   ASSERT_FALSE(d.name().empty());
   (void)d.memory();
   nd::set_limit(target, nd::limit::stack_size, 4096);
+  // ndcuda objects and calls need no guard: each works on its own device.
+  nd::stream s(target);
+  nd::event start(target, true);
+  nd::event stop(target, true);
+  std::vector<std::uint64_t> host(1 << 20);
+  for (auto& v : host) {
+    v = nd::testing::rng()();
+  }
+  std::vector<std::uint64_t> back(host.size(), 0);
+  const std::size_t bytes = host.size() * sizeof(std::uint64_t);
   {
-    nd::device_guard guard(d);
-    nd::stream s;
-    nd::event start;
-    nd::event stop;
-    std::vector<std::uint64_t> host(1 << 20);
-    for (auto& v : host) {
-      v = nd::testing::rng()();
-    }
-    std::vector<std::uint64_t> back(host.size(), 0);
-    const std::size_t bytes = host.size() * sizeof(std::uint64_t);
+    nd::device_guard guard(d);  // raw runtime calls below rely on the current device
     void* buffer = nullptr;
     ASSERT_EQ(cudaMallocAsync(&buffer, bytes, s.handle()), cudaSuccess);
     start.record(s);
@@ -50,11 +51,18 @@ TEST(Isolation, WorkingOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu) {
     ASSERT_EQ(cudaMemcpyAsync(back.data(), buffer, bytes, cudaMemcpyDeviceToHost, s.handle()), cudaSuccess);
     stop.record(s);
     ASSERT_EQ(cudaFreeAsync(buffer, s.handle()), cudaSuccess);
-    nd::default_stream(target).wait(stop);
-    nd::default_stream(target).synchronize();
-    s.synchronize();
-    EXPECT_EQ(back, host);
-    EXPECT_GE(nd::elapsed_ms(start, stop), 0.0F);
+  }
+  nd::default_stream(target).wait(stop);
+  nd::default_stream(target).synchronize();
+  (void)s.query();
+  EXPECT_FALSE(s.is_capturing());
+  s.synchronize();
+  stop.synchronize();
+  EXPECT_TRUE(stop.query());
+  EXPECT_EQ(back, host);
+  EXPECT_GE(nd::elapsed_ms(start, stop), 0.0F);
+  {
+    nd::stream temporary(target);  // destroyed outside any guard
   }
   EXPECT_TRUE(primary_context_active(target));
   for (int i = 0; i < target; ++i) {
