@@ -28,7 +28,8 @@ cmake --build "$build" -j "$jobs" >"$build.build.log" 2>&1 ||
 log=$build/ctest.log
 ctest --test-dir "$build" -j "$jobs" --output-on-failure >"$log" 2>&1
 ctest_rc=$?
-grep -vE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$log" | tail -60
+# Everything but the lines of passing or starting tests: failures keep their whole output.
+grep -vE '^ *([0-9]+/[0-9]+ Test +#[0-9]+: .* Passed|Start +[0-9]+: )' "$log"
 
 skipped=$(sed -n '/The following tests did not run:/,/^$/p' "$log" | grep -E '\(Skipped\)' || true)
 if ((gpus >= 2)); then

@@ -12,7 +12,7 @@ namespace {
 constexpr int requested_driver_abi = 12000;
 
 template <class Fn>
-bool resolve(const char* symbol, Fn& fn, std::string& why) {
+bool resolve(const char* symbol, Fn& fn, std::string& why, cudaError_t& runtime_result) {
   void* address = nullptr;
   cudaDriverEntryPointQueryResult status{};
 #if CUDART_VERSION >= 12050
@@ -22,6 +22,7 @@ bool resolve(const char* symbol, Fn& fn, std::string& why) {
 #endif
   if (rc != cudaSuccess || status != cudaDriverEntryPointSuccess || address == nullptr) {
     (void)cudaGetLastError();
+    runtime_result = rc;
     if (rc != cudaSuccess) {
       why = std::string("the CUDA driver could not be loaded (") + cudaGetErrorName(rc) + ": " +
             cudaGetErrorString(rc) + "); install an NVIDIA driver that supports CUDA " +
@@ -47,9 +48,18 @@ const loaded_driver& load_driver() {
     loaded_driver d;
     driver_api& a = d.api;
     d.ok = true;
-#define NDCUDA_DRIVER_RESOLVE(member, symbol, prototype) d.ok = d.ok && resolve(#symbol, a.member, d.why);
+    cudaError_t runtime_result = cudaSuccess;
+#define NDCUDA_DRIVER_RESOLVE(member, symbol, prototype) \
+  d.ok = d.ok && resolve(#symbol, a.member, d.why, runtime_result);
     NDCUDA_DRIVER_ENTRY_POINTS(NDCUDA_DRIVER_RESOLVE)
 #undef NDCUDA_DRIVER_RESOLVE
+    // cudart initialises the driver to answer the entry-point query, so a CUDA_VISIBLE_DEVICES
+    // that hides every device shows up here already; report it as cuInit would have.
+    if (runtime_result == cudaErrorNoDevice) {
+      d.init_result = CUDA_ERROR_NO_DEVICE;
+    } else if (runtime_result == cudaErrorInvalidDevice) {
+      d.init_result = CUDA_ERROR_INVALID_DEVICE;
+    }
     if (d.ok) {
       d.init_result = a.init(0);
       if (CUresult rc = d.init_result; rc != CUDA_SUCCESS) {
