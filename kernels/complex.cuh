@@ -202,7 +202,8 @@ complex<T> polar(const T& rho, const T& theta = T()) {
 }
 template <class T>
 complex<T> proj(const complex<T>& z) {
-  if (::isinf(z.real()) || ::isinf(z.imag())) return complex<T>(T(__builtin_huge_valf()), ::copysign(T(0), z.imag()));
+  if (::isinf(z.real()) || ::isinf(z.imag()))
+    return complex<T>(T(__int_as_float(0x7f800000)), ::copysign(T(0), z.imag()));
   return z;
 }
 template <class T>

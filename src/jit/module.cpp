@@ -81,6 +81,21 @@ program::~program() {
   }
 }
 
+void program::check_load(int result, const char* call, int device) const {
+  const auto rc = static_cast<CUresult>(result);
+  if (rc == CUDA_SUCCESS) return;
+  const std::string what = std::string(call) + "(" + key_.program_name + ", " + key_.target.name() + ")";
+  if (is_image_error(rc)) {
+    throw image_rejected(static_cast<int>(rc), error_name(rc), what, "device " + std::to_string(device),
+                         "the driver refused the " + key_.target.name() + " image of kernel '" + key_.program_name +
+                             "' on device " + std::to_string(device) + " with " + error_name(rc) +
+                             "; for an image compiled just now this means the NVIDIA driver is older than NVRTC " +
+                             std::to_string(key_.nvrtc_major) + "." + std::to_string(key_.nvrtc_minor) +
+                             ": update the driver");
+  }
+  ndcuda::detail::check_driver(rc, what.c_str());
+}
+
 const loaded_kernel& program::kernel(int device, std::size_t index) const {
   std::lock_guard lock(mutex_);
   const auto& api = driver();
@@ -89,19 +104,7 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
     auto made = std::make_unique<device_module>();
     device_guard guard(device);  // makes `device` current (its primary context), restores after
     NDCUDA_DRIVER_CHECK(api.ctx_get_current(&made->context));
-    const CUresult rc = api.module_load_data(&made->module, compiled_.image.data());
-    if (rc != CUDA_SUCCESS) {
-      const std::string call = "cuModuleLoadData(" + key_.program_name + ", " + key_.target.name() + ")";
-      if (is_image_error(rc)) {
-        throw image_rejected(static_cast<int>(rc), error_name(rc), call, "device " + std::to_string(device),
-                             "the driver refused the " + key_.target.name() + " image of kernel '" + key_.program_name +
-                                 "' on device " + std::to_string(device) + " with " + error_name(rc) +
-                                 ": for an image compiled just now, update the NVIDIA driver to one that supports "
-                                 "NVRTC " +
-                                 std::to_string(key_.nvrtc_major) + "." + std::to_string(key_.nvrtc_minor));
-      }
-      NDCUDA_DRIVER_CHECK(rc);
-    }
+    check_load(api.module_load_data(&made->module, compiled_.image.data()), "cuModuleLoadData", device);
     if (image_uses_device_heap(compiled_.image, key_.target.ptx)) {
       ndcuda::detail::note_device_heap_in_use(device);
     }
@@ -116,9 +119,12 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
     k->context = module->context;
     k->device = device;
     k->name = key_.name_expressions.at(index);
-    NDCUDA_DRIVER_CHECK(api.module_get_function(&k->function, module->module, compiled_.lowered_names[index].c_str()));
-    NDCUDA_DRIVER_CHECK(
-        api.func_get_attribute(&k->max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function));
+    // With lazy loading the driver may only look at the image here, so these report image
+    // errors the same way as the load.
+    check_load(api.module_get_function(&k->function, module->module, compiled_.lowered_names[index].c_str()),
+               "cuModuleGetFunction", device);
+    check_load(api.func_get_attribute(&k->max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function),
+               "cuFuncGetAttribute", device);
     NDCUDA_DRIVER_CHECK(
         api.occupancy_max_potential_block_size(&k->min_grid_size, &k->block_size, k->function, nullptr, 0, 0));
     if (param_info_fn query = param_info()) {

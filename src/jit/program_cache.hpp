@@ -40,6 +40,9 @@ class program {
   [[nodiscard]] const loaded_kernel& kernel(int device, std::size_t index) const;
 
  private:
+  // Throws image_rejected for errors about the image itself, cuda_error for any other.
+  void check_load(int result, const char* call, int device) const;
+
   kernel_key key_;
   compiled_program compiled_;
   bool from_disk_;
