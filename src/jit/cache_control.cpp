@@ -8,7 +8,7 @@ namespace ndcuda::jit {
 cache_status status() {
   auto& programs = detail::global_program_cache();
   cache_status s;
-  if (const auto& disk = programs.disk()) {
+  if (const auto disk = programs.disk()) {
     const auto& config = disk->config();
     s.disk_enabled = config.enabled;
     s.disk_writable = disk->writable();
@@ -35,7 +35,7 @@ void clear_memory_cache() {
 }
 
 std::size_t clear_disk_cache() {
-  const auto& disk = detail::global_program_cache().disk();
+  const auto disk = detail::global_program_cache().disk();
   return disk != nullptr && disk->enabled() ? disk->clear() : 0;
 }
 

@@ -15,26 +15,36 @@ namespace ndcuda::jit::detail {
 namespace {
 
 using ndcuda::detail::driver;
-using param_info_fn = CUresult (*)(CUfunction, std::size_t, std::size_t*, std::size_t*);
 
-// cuFuncGetParamInfo arrived in CUDA 12.4; driver_api.cpp resolves everything at the 12.0 ABI,
-// so this one is resolved on its own and is optional.
-param_info_fn param_info() {
-  static const param_info_fn fn = []() -> param_info_fn {
-    void* address = nullptr;
-    cudaDriverEntryPointQueryResult status{};
+// Entry points newer than the 12.0 ABI that driver_api.cpp resolves everything at: resolved here
+// on their own, and optional (null on an older driver).
+template <class Fn>
+Fn optional_entry(const char* symbol, int version) {
+  void* address = nullptr;
+  cudaDriverEntryPointQueryResult status{};
 #if CUDART_VERSION >= 12050
-    const cudaError_t rc =
-        cudaGetDriverEntryPointByVersion("cuFuncGetParamInfo", &address, 12040, cudaEnableDefault, &status);
+  const cudaError_t rc = cudaGetDriverEntryPointByVersion(symbol, &address, version, cudaEnableDefault, &status);
 #else
-    const cudaError_t rc = cudaGetDriverEntryPoint("cuFuncGetParamInfo", &address, cudaEnableDefault, &status);
+  (void)version;
+  const cudaError_t rc = cudaGetDriverEntryPoint(symbol, &address, cudaEnableDefault, &status);
 #endif
-    if (rc != cudaSuccess || status != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return nullptr;
-    }
-    return reinterpret_cast<param_info_fn>(address);
-  }();
+  if (rc != cudaSuccess || status != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return reinterpret_cast<Fn>(address);
+}
+
+using param_info_fn = CUresult (*)(CUfunction, std::size_t, std::size_t*, std::size_t*);
+using func_load_fn = CUresult (*)(CUfunction);
+
+param_info_fn param_info() {
+  static const auto fn = optional_entry<param_info_fn>("cuFuncGetParamInfo", 12040);
+  return fn;
+}
+
+func_load_fn func_load() {
+  static const auto fn = optional_entry<func_load_fn>("cuFuncLoad", 12040);
   return fn;
 }
 
@@ -123,6 +133,12 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
     // errors the same way as the load.
     check_load(api.module_get_function(&k->function, module->module, compiled_.lowered_names[index].c_str()),
                "cuModuleGetFunction", device);
+    if (func_load_fn load = func_load()) {
+      // Under lazy loading the function would otherwise load at its first launch: load it now,
+      // so a refused image is reported here (where a stale cache entry can still be replaced)
+      // and the first launch costs no more than the others.
+      check_load(load(k->function), "cuFuncLoad", device);
+    }
     check_load(api.func_get_attribute(&k->max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function),
                "cuFuncGetAttribute", device);
     NDCUDA_DRIVER_CHECK(

@@ -69,8 +69,9 @@ std::shared_ptr<const program> program_cache::obtain(const kernel_key& key, cons
 }
 
 std::shared_ptr<const program> program_cache::produce(const kernel_key& key, bool use_disk) {
-  if (use_disk && disk_ != nullptr) {
-    if (auto stored = disk_->load(key)) {
+  const std::shared_ptr<disk_cache> disk_now = disk();
+  if (use_disk && disk_now != nullptr) {
+    if (auto stored = disk_now->load(key)) {
       std::lock_guard lock(mutex_);
       ++counters_.disk_hits;
       return std::make_shared<const program>(key, std::move(*stored), true);
@@ -81,10 +82,20 @@ std::shared_ptr<const program> program_cache::produce(const kernel_key& key, boo
     ++counters_.compiles;
   }
   compiled_program compiled = compile_(key);
-  if (disk_ != nullptr) {
-    disk_->store(key, compiled);
+  if (disk_now != nullptr) {
+    disk_now->store(key, compiled);
   }
   return std::make_shared<const program>(key, std::move(compiled), false);
+}
+
+std::shared_ptr<disk_cache> program_cache::disk() const {
+  std::lock_guard lock(mutex_);
+  return disk_;
+}
+
+void program_cache::set_disk(std::shared_ptr<disk_cache> disk) {
+  std::lock_guard lock(mutex_);
+  disk_ = std::move(disk);
 }
 
 void program_cache::clear() {

@@ -230,7 +230,7 @@ INSTANTIATE_TEST_SUITE_P(
                                const auto other = nd::testing::small_key("someone-else");
                                write_file(p, jd::encode_entry(other, nd::testing::counting_compiler{}(other)));
                              }}),
-    [](const ::testing::TestParamInfo<damage>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<damage>& p) { return std::string(p.param.name); });
 
 TEST(JitDiskCache, ANonEmptyDirectoryInPlaceOfAnEntryIsAMissAndTheKernelStillWorks) {
   nd::testing::temp_dir dir;

@@ -66,7 +66,7 @@ TEST(JitCacheGpu, AnEntryBuiltForAnotherArchitectureIsIgnoredAndReplaced) {
   nd::raw_kernel fill(fill_source, "fill");
   const jd::kernel_state state(fill.source(), fill.name(), {});
   const jd::kernel_key key = state.key_for(jd::select_target(arch));
-  const auto& disk = jd::global_program_cache().disk();
+  const auto disk = jd::global_program_cache().disk();
   ASSERT_TRUE(disk != nullptr && disk->enabled());
   // An entry that passes every check (right key, valid checksum) but holds a CUBIN for an
   // architecture this device cannot run, as a cache shared between machines could.
@@ -93,7 +93,7 @@ TEST(JitCacheGpu, AnotherArchitecturesEntryCopiedInPlaceIsAMiss) {
   const int arch = nd::device(0).capability().value();
   nd::raw_kernel fill(fill_source, "fill");
   const jd::kernel_state state(fill.source(), fill.name(), {});
-  const auto& disk = jd::global_program_cache().disk();
+  const auto disk = jd::global_program_cache().disk();
   const jd::kernel_key foreign = state.key_for({foreign_arch(arch), false});
   disk->store(foreign, jd::nvrtc_compile(foreign));
   std::filesystem::copy_file(disk->entry_path(foreign), disk->entry_path(state.key_for(jd::select_target(arch))));

@@ -123,7 +123,7 @@ TEST_P(JitTemplates, EveryEmbeddedTemplateCompilesForTheArchitecture) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, JitTemplates, ::testing::Values(75, 80, 90, 100),
-                         [](const ::testing::TestParamInfo<int>& info) { return "sm_" + std::to_string(info.param); });
+                         [](const ::testing::TestParamInfo<int>& p) { return "sm_" + std::to_string(p.param); });
 
 TEST(JitTemplates, GeneratedElementwiseSourcesCompile) {
   struct case_t {
