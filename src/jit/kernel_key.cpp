@@ -55,6 +55,7 @@ std::string kernel_key::canonical() const {
   put(out, target.ptx ? 1 : 0);
   put(out, nvrtc_major);
   put(out, nvrtc_minor);
+  put(out, nvrtc_build);
   put(out, ndcuda_version);
   put(out, headers_checksum);
   return out;
@@ -87,6 +88,7 @@ kernel_key make_key(std::string source, std::string program_name, std::vector<st
   const auto [major, minor] = nvrtc_version();
   key.nvrtc_major = major;
   key.nvrtc_minor = minor;
+  key.nvrtc_build = nvrtc_build();
   key.ndcuda_version = NDCUDA_VERSION_STRING;
   key.headers_checksum = embedded_headers_checksum();
   key.source = std::move(source);

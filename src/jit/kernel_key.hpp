@@ -29,6 +29,7 @@ struct kernel_key {
   compile_target target;
   int nvrtc_major = 0;
   int nvrtc_minor = 0;
+  std::string nvrtc_build;       ///< nvrtc_build(): which build of that version
   std::string ndcuda_version;    ///< NDCUDA_VERSION_STRING
   std::string headers_checksum;  ///< embedded_headers_checksum()
 

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "jit/embedded_headers.hpp"
+#include "jit/toolkit_headers.hpp"
 #include "jit/warnings.hpp"
 
 namespace ndcuda::jit::detail {
@@ -120,6 +121,17 @@ std::pair<int, int> nvrtc_version() {
     return std::pair{major, minor};
   }();
   return version;
+}
+
+const std::string& nvrtc_build() {
+  static const std::string build = [] {
+    const std::filesystem::path library = nvrtc_library_path();
+    std::error_code ec;
+    const auto size = library.empty() ? 0 : std::filesystem::file_size(library, ec);
+    // The size, not the path or time: the same build installed elsewhere shares cache entries.
+    return library.empty() || ec ? std::string("unknown") : library.filename().string() + "/" + std::to_string(size);
+  }();
+  return build;
 }
 
 const std::vector<int>& nvrtc_supported_archs() {

@@ -15,6 +15,10 @@ namespace ndcuda::jit::detail {
 /// The NVRTC this process runs with (nvrtcVersion), e.g. {13, 0}.
 [[nodiscard]] std::pair<int, int> nvrtc_version();
 
+/// Tells NVRTC builds of one major.minor apart (a toolkit update from 13.0.48 to 13.0.88 keeps
+/// nvrtcVersion): the loaded library's file name and size, e.g. "libnvrtc.so.13/74518312".
+[[nodiscard]] const std::string& nvrtc_build();
+
 /// Real architectures NVRTC can emit a CUBIN for (nvrtcGetSupportedArchs), ascending: 75 .. 121.
 [[nodiscard]] const std::vector<int>& nvrtc_supported_archs();
 

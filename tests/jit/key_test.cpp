@@ -20,6 +20,7 @@ TEST(JitKey, EveryInputChangesTheKeyAndEqualInputsDoNot) {
   EXPECT_EQ(base.ndcuda_version, NDCUDA_VERSION_STRING);
   EXPECT_EQ(base.headers_checksum, jd::embedded_headers_checksum());
   EXPECT_EQ(base.nvrtc_major, jd::nvrtc_version().first);
+  EXPECT_NE(base.nvrtc_build.find("nvrtc"), std::string::npos) << base.nvrtc_build;
 
   const std::vector<std::pair<const char*, std::function<void(jd::kernel_key&)>>> changes = {
       {"source", [](jd::kernel_key& k) { k.source += " "; }},
@@ -31,6 +32,7 @@ TEST(JitKey, EveryInputChangesTheKeyAndEqualInputsDoNot) {
       {"ptx", [](jd::kernel_key& k) { k.target.ptx = true; }},
       {"nvrtc major", [](jd::kernel_key& k) { ++k.nvrtc_major; }},
       {"nvrtc minor", [](jd::kernel_key& k) { ++k.nvrtc_minor; }},
+      {"nvrtc build", [](jd::kernel_key& k) { k.nvrtc_build += "1"; }},
       {"ndcuda version", [](jd::kernel_key& k) { k.ndcuda_version += ".1"; }},
       {"embedded headers", [](jd::kernel_key& k) { k.headers_checksum[0] = k.headers_checksum[0] == 'a' ? 'b' : 'a'; }},
       // Moving text between fields must not give the same bytes (fields are length-prefixed).
