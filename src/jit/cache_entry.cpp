@@ -7,11 +7,15 @@ namespace ndcuda::jit::detail {
 namespace {
 
 void put_u32(std::string& out, std::uint32_t v) {
-  for (int shift = 0; shift < 32; shift += 8) out += static_cast<char>((v >> shift) & 0xff);
+  for (int shift = 0; shift < 32; shift += 8) {
+    out += static_cast<char>((v >> shift) & 0xff);
+  }
 }
 
 void put_u64(std::string& out, std::uint64_t v) {
-  for (int shift = 0; shift < 64; shift += 8) out += static_cast<char>((v >> shift) & 0xff);
+  for (int shift = 0; shift < 64; shift += 8) {
+    out += static_cast<char>((v >> shift) & 0xff);
+  }
 }
 
 void put_bytes(std::string& out, std::string_view bytes) {
@@ -21,13 +25,17 @@ void put_bytes(std::string& out, std::string_view bytes) {
 
 std::uint64_t get_u64(std::string_view bytes, std::size_t at) {
   std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+  for (int i = 7; i >= 0; --i) {
+    v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+  }
   return v;
 }
 
 std::uint32_t get_u32(std::string_view bytes, std::size_t at) {
   std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+  for (int i = 3; i >= 0; --i) {
+    v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+  }
   return v;
 }
 
@@ -42,16 +50,22 @@ class reader {
  public:
   explicit reader(std::string_view bytes) : bytes_(bytes) {}
   bool field(std::string_view& out) {
-    if (bytes_.size() - at_ < 8) return false;
+    if (bytes_.size() - at_ < 8) {
+      return false;
+    }
     const std::uint64_t size = get_u64(bytes_, at_);
     at_ += 8;
-    if (size > bytes_.size() - at_) return false;
+    if (size > bytes_.size() - at_) {
+      return false;
+    }
     out = bytes_.substr(at_, static_cast<std::size_t>(size));
     at_ += static_cast<std::size_t>(size);
     return true;
   }
   bool number(std::uint64_t& out) {
-    if (bytes_.size() - at_ < 8) return false;
+    if (bytes_.size() - at_ < 8) {
+      return false;
+    }
     out = get_u64(bytes_, at_);
     at_ += 8;
     return true;
@@ -70,7 +84,9 @@ std::string encode_entry(const kernel_key& key, const compiled_program& program)
   std::string payload;
   put_bytes(payload, canonical);
   put_u64(payload, program.lowered_names.size());
-  for (const auto& name : program.lowered_names) put_bytes(payload, name);
+  for (const auto& name : program.lowered_names) {
+    put_bytes(payload, name);
+  }
   put_bytes(payload, program.image);
 
   std::string entry(entry_magic);

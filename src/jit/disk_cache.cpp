@@ -42,7 +42,9 @@ struct fd_guard {
   fd_guard(const fd_guard&) = delete;
   fd_guard& operator=(const fd_guard&) = delete;
   ~fd_guard() {
-    if (fd >= 0) ::close(fd);
+    if (fd >= 0) {
+      ::close(fd);
+    }
   }
   int release() {
     int f = fd;
@@ -55,11 +57,19 @@ bool read_all(int fd, std::string& out, std::size_t expected) {
   out.resize(expected);
   std::size_t done = 0;
   while (true) {
-    if (done == out.size()) out.resize(out.size() + 4096);  // the file grew: keep reading
+    if (done == out.size()) {
+      out.resize(out.size() + 4096);  // the file grew: keep reading
+    }
     const ssize_t n = ::read(fd, out.data() + done, out.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) break;
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      return false;
+    }
+    if (n == 0) {
+      break;
+    }
     done += static_cast<std::size_t>(n);
   }
   out.resize(done);
@@ -69,9 +79,15 @@ bool read_all(int fd, std::string& out, std::size_t expected) {
 int write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) return EIO;
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      return errno;
+    }
+    if (n == 0) {
+      return EIO;
+    }
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
   return 0;
@@ -89,7 +105,9 @@ bool is_temp(const fs::path& p) {
 }  // namespace
 
 std::optional<std::uint64_t> parse_size(std::string_view text) {
-  if (text.empty()) return std::nullopt;
+  if (text.empty()) {
+    return std::nullopt;
+  }
   std::uint64_t multiplier = 1;
   switch (std::toupper(static_cast<unsigned char>(text.back()))) {
     case 'K':
@@ -107,14 +125,22 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
     default:
       break;
   }
-  if (multiplier != 1) text.remove_suffix(1);
-  if (text.empty() || text.size() > 18) return std::nullopt;
+  if (multiplier != 1) {
+    text.remove_suffix(1);
+  }
+  if (text.empty() || text.size() > 18) {
+    return std::nullopt;
+  }
   std::uint64_t value = 0;
   for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
     value = value * 10 + static_cast<std::uint64_t>(c - '0');
   }
-  if (value > UINT64_MAX / multiplier) return std::nullopt;
+  if (value > UINT64_MAX / multiplier) {
+    return std::nullopt;
+  }
   return value * multiplier;
 }
 
@@ -166,14 +192,18 @@ void disk_cache::report_invalid(const fs::path& path, const std::string& why) {
     std::lock_guard lock(mutex_);
     ++counters_.invalid;
   }
-  if (invalid_reported_.exchange(true)) return;
+  if (invalid_reported_.exchange(true)) {
+    return;
+  }
   warn("ignoring the invalid JIT cache entry " + path.string() + " (" + why +
        "); the kernel is recompiled and the entry rewritten. Further invalid entries in " + config_.directory.string() +
        " are not reported");
 }
 
 void disk_cache::report_unwritable(const std::string& what, int error_number) {
-  if (write_failed_.exchange(true)) return;
+  if (write_failed_.exchange(true)) {
+    return;
+  }
   warn("cannot write the JIT cache folder " + config_.directory.string() + " (" + what + ": " +
        std::strerror(error_number) +
        "); compiled kernels are kept in memory only for the rest of this process. Set NDCUDA_CACHE_DIR to a "
@@ -181,7 +211,9 @@ void disk_cache::report_unwritable(const std::string& what, int error_number) {
 }
 
 std::optional<compiled_program> disk_cache::load(const kernel_key& key) {
-  if (!config_.enabled) return std::nullopt;
+  if (!config_.enabled) {
+    return std::nullopt;
+  }
   const fs::path path = entry_path(key);
   const auto miss = [&] {
     std::lock_guard lock(mutex_);
@@ -190,7 +222,9 @@ std::optional<compiled_program> disk_cache::load(const kernel_key& key) {
   };
   fd_guard file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (file.fd < 0) {
-    if (errno != ENOENT && errno != ENOTDIR) report_invalid(path, std::string("cannot open: ") + std::strerror(errno));
+    if (errno != ENOENT && errno != ENOTDIR) {
+      report_invalid(path, std::string("cannot open: ") + std::strerror(errno));
+    }
     return miss();
   }
   struct stat info {};
@@ -226,7 +260,9 @@ std::optional<compiled_program> disk_cache::load(const kernel_key& key) {
 }
 
 void disk_cache::store(const kernel_key& key, const compiled_program& program) {
-  if (!writable()) return;
+  if (!writable()) {
+    return;
+  }
   std::error_code ec;
   fs::create_directories(config_.directory, ec);
   if (ec) {
@@ -281,11 +317,15 @@ void disk_cache::store(const kernel_key& key, const compiled_program& program) {
 }
 
 void disk_cache::account_and_evict(std::uint64_t new_bytes) {
-  if (config_.max_bytes == 0) return;
+  if (config_.max_bytes == 0) {
+    return;
+  }
   std::lock_guard lock(mutex_);
   if (tracked_bytes_) {
     *tracked_bytes_ += new_bytes;
-    if (*tracked_bytes_ <= config_.max_bytes) return;
+    if (*tracked_bytes_ <= config_.max_bytes) {
+      return;
+    }
   }
   evict_locked();  // the first store of a process scans once to learn the folder's size
 }
@@ -302,27 +342,41 @@ void disk_cache::evict_locked() {
   const auto now = fs::file_time_type::clock::now();
   for (fs::directory_iterator it(config_.directory, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code file_ec;
-    if (!it->is_regular_file(file_ec)) continue;
-    const fs::path& p = it->path();
-    const auto used = it->last_write_time(file_ec);
-    if (file_ec) continue;
-    if (is_temp(p)) {
-      if (now - used > stale_temp_age) fs::remove(p, file_ec);
+    if (!it->is_regular_file(file_ec)) {
       continue;
     }
-    if (!is_entry(p)) continue;
+    const fs::path& p = it->path();
+    const auto used = it->last_write_time(file_ec);
+    if (file_ec) {
+      continue;
+    }
+    if (is_temp(p)) {
+      if (now - used > stale_temp_age) {
+        fs::remove(p, file_ec);
+      }
+      continue;
+    }
+    if (!is_entry(p)) {
+      continue;
+    }
     const auto size = it->file_size(file_ec);
-    if (file_ec) continue;
+    if (file_ec) {
+      continue;
+    }
     entries.push_back({p, used, size});
     total += size;
   }
   tracked_bytes_ = total;
-  if (total <= config_.max_bytes) return;
+  if (total <= config_.max_bytes) {
+    return;
+  }
   // Down to 90% of the bound, so the next few stores do not each trigger a scan.
   const std::uint64_t target = config_.max_bytes - config_.max_bytes / 10;
   std::sort(entries.begin(), entries.end(), [](const file_info& a, const file_info& b) { return a.used < b.used; });
   for (const file_info& e : entries) {
-    if (total <= target) break;
+    if (total <= target) {
+      break;
+    }
     std::error_code file_ec;
     if (fs::remove(e.path, file_ec) || !file_ec) {
       total -= e.size;  // removed here, or already removed by another process
@@ -338,7 +392,9 @@ std::size_t disk_cache::clear() {
   for (fs::directory_iterator it(config_.directory, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
     std::error_code file_ec;
-    if ((is_entry(p) || is_temp(p)) && it->is_regular_file(file_ec) && fs::remove(p, file_ec)) ++removed;
+    if ((is_entry(p) || is_temp(p)) && it->is_regular_file(file_ec) && fs::remove(p, file_ec)) {
+      ++removed;
+    }
   }
   std::lock_guard lock(mutex_);
   tracked_bytes_.reset();

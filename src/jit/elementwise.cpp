@@ -44,14 +44,20 @@ elementwise_state::elementwise_state(std::string body_text, std::string kernel_n
                 std::to_string(elementwise_max_inputs) + " are supported");
   }
   itemsizes.push_back(itemsize(signature.out));
-  for (dtype t : signature.in) itemsizes.push_back(itemsize(t));
+  for (dtype t : signature.in) {
+    itemsizes.push_back(itemsize(t));
+  }
 }
 
 const kernel_state& elementwise_state::variant(const elementwise_plan& plan) const {
   const auto id = static_cast<std::size_t>(plan.variant());
-  if (const kernel_state* k = variants_[id].load(std::memory_order_acquire)) return *k;
+  if (const kernel_state* k = variants_[id].load(std::memory_order_acquire)) {
+    return *k;
+  }
   std::lock_guard lock(mutex_);
-  if (const kernel_state* k = variants_[id].load(std::memory_order_acquire)) return *k;
+  if (const kernel_state* k = variants_[id].load(std::memory_order_acquire)) {
+    return *k;
+  }
   owned_.push_back(std::make_unique<kernel_state>(elementwise_source(body, name, signature, plan),
                                                   elementwise_kernel_name(name, plan), generated_kernel_options(),
                                                   cache));
@@ -70,7 +76,9 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
     throw shape_error("elementwise kernel '" + state.name + "' was given a negative element count " +
                       std::to_string(n));
   }
-  if (n == 0) return;
+  if (n == 0) {
+    return;
+  }
   const std::size_t inputs = state.signature.in.size();
   std::array<std::uintptr_t, elementwise_max_inputs + 1> addresses{};
   std::array<const void*, elementwise_max_inputs + 1> pointers{};
@@ -104,7 +112,9 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
                 std::to_string(in.size()));
   }
   const std::span<const index_t> shape = out.shape;
-  if (shape_size(shape) == 0) return;
+  if (shape_size(shape) == 0) {
+    return;
+  }
   std::vector<strides_t> strides;
   strides.reserve(inputs + 1);
   strides.emplace_back(out.strides.empty() ? c_strides(shape) : strides_t(out.strides.begin(), out.strides.end()));
@@ -125,12 +135,16 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
   }
   std::vector<std::uintptr_t> addresses;
   addresses.push_back(reinterpret_cast<std::uintptr_t>(out.data));
-  for (const operand& o : in) addresses.push_back(reinterpret_cast<std::uintptr_t>(o.data));
+  for (const operand& o : in) {
+    addresses.push_back(reinterpret_cast<std::uintptr_t>(o.data));
+  }
 
   const elementwise_plan plan = plan_strided(shape, strides, addresses, state.itemsizes);
   if (plan.contiguous) {
     std::vector<const void*> pointers;
-    for (const operand& o : in) pointers.push_back(o.data);
+    for (const operand& o : in) {
+      pointers.push_back(o.data);
+    }
     launch_elementwise(state, plan.size, const_cast<void*>(out.data), pointers.data(), s);
     return;
   }
@@ -140,7 +154,9 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
   std::vector<std::int64_t> wide;
   wide.push_back(plan.size);
   wide.insert(wide.end(), plan.shape.begin(), plan.shape.end());
-  for (const strides_t& st : plan.strides) wide.insert(wide.end(), st.begin(), st.end());
+  for (const strides_t& st : plan.strides) {
+    wide.insert(wide.end(), st.begin(), st.end());
+  }
   std::vector<std::int32_t> narrow(wide.begin(), wide.end());  // values checked to fit by the plan
   void* indexer = plan.index64 ? static_cast<void*>(wide.data()) : static_cast<void*>(narrow.data());
   const std::size_t indexer_bytes =
@@ -148,7 +164,9 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
 
   std::vector<const void*> pointers;
   pointers.push_back(out.data);
-  for (const operand& o : in) pointers.push_back(o.data);
+  for (const operand& o : in) {
+    pointers.push_back(o.data);
+  }
   std::vector<void*> args;
   std::vector<std::size_t> sizes;
   for (const void*& p : pointers) {

@@ -21,7 +21,9 @@ int log2_of(int v) {
 }  // namespace
 
 int elementwise_plan::variant() const {
-  if (contiguous) return log2_of(vector) * 2 + (index64 ? 1 : 0);
+  if (contiguous) {
+    return log2_of(vector) * 2 + (index64 ? 1 : 0);
+  }
   return 10 + (ndim() - 1) * 2 + (index64 ? 1 : 0);
 }
 
@@ -31,16 +33,22 @@ elementwise_plan plan_contiguous(index_t n, std::span<const std::uintptr_t> addr
   plan.size = n;
   plan.index64 = n > index32_limit;
   std::size_t widest = 1;
-  for (std::size_t s : itemsizes) widest = std::max(widest, s);
+  for (std::size_t s : itemsizes) {
+    widest = std::max(widest, s);
+  }
   int vector = widest >= 16 ? 1 : static_cast<int>(16 / widest);
   // Every operand must be aligned to its whole vector (vector * itemsize bytes); halve until so.
   const auto aligned = [&](int v) {
     for (std::size_t i = 0; i < addresses.size(); ++i) {
-      if (addresses[i] % (static_cast<std::size_t>(v) * itemsizes[i]) != 0) return false;
+      if (addresses[i] % (static_cast<std::size_t>(v) * itemsizes[i]) != 0) {
+        return false;
+      }
     }
     return true;
   };
-  while (vector > 1 && !aligned(vector)) vector /= 2;
+  while (vector > 1 && !aligned(vector)) {
+    vector /= 2;
+  }
   plan.vector = vector;
   return plan;
 }
@@ -52,7 +60,9 @@ elementwise_plan plan_strided(std::span<const index_t> shape, std::span<const st
   std::vector<std::size_t> dims;  // the dimensions that matter: extent-1 ones iterate nothing
   for (std::size_t d = 0; d < shape.size(); ++d) {
     size *= shape[d];
-    if (shape[d] != 1) dims.push_back(d);
+    if (shape[d] != 1) {
+      dims.push_back(d);
+    }
   }
   if (size == 0) {
     elementwise_plan empty;
@@ -75,20 +85,28 @@ elementwise_plan plan_strided(std::span<const index_t> shape, std::span<const st
     }
     if (merge) {
       merged_shape.back() *= shape[d];
-      for (std::size_t a = 0; a < operands; ++a) merged[a].back() = strides[a][d];
+      for (std::size_t a = 0; a < operands; ++a) {
+        merged[a].back() = strides[a][d];
+      }
     } else {
       merged_shape.push_back(shape[d]);
-      for (std::size_t a = 0; a < operands; ++a) merged[a].push_back(strides[a][d]);
+      for (std::size_t a = 0; a < operands; ++a) {
+        merged[a].push_back(strides[a][d]);
+      }
     }
   }
   if (merged_shape.empty()) {  // a single element
     merged_shape.push_back(1);
-    for (auto& s : merged) s.push_back(0);
+    for (auto& s : merged) {
+      s.push_back(0);
+    }
   }
 
   const bool dense = merged_shape.size() == 1 &&
                      std::all_of(merged.begin(), merged.end(), [](const strides_t& s) { return s[0] == 1; });
-  if (dense) return plan_contiguous(size, addresses, itemsizes);
+  if (dense) {
+    return plan_contiguous(size, addresses, itemsizes);
+  }
 
   if (merged_shape.size() > static_cast<std::size_t>(elementwise_max_ndim)) {
     throw shape_error("an elementwise kernel can iterate over at most " + std::to_string(elementwise_max_ndim) +
@@ -101,7 +119,9 @@ elementwise_plan plan_strided(std::span<const index_t> shape, std::span<const st
   bool small = size <= index32_limit;
   for (const strides_t& s : merged) {
     index_t reach = 0;  // the largest offset magnitude this operand reaches
-    for (std::size_t d = 0; d < s.size(); ++d) reach += std::abs(s[d]) * (merged_shape[d] - 1);
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      reach += std::abs(s[d]) * (merged_shape[d] - 1);
+    }
     small = small && reach <= index32_limit;
   }
   plan.index64 = !small;

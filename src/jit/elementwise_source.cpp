@@ -21,7 +21,9 @@ void check_kernel_identifier(std::string_view name, std::string_view what) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && c >= '0' && c <= '9');
   };
   bool ok = !name.empty();
-  for (std::size_t i = 0; ok && i < name.size(); ++i) ok = valid(name[i], i == 0);
+  for (std::size_t i = 0; ok && i < name.size(); ++i) {
+    ok = valid(name[i], i == 0);
+  }
   if (!ok) {
     throw error(std::string(what) + " name '" + std::string(name) +
                 "' is not a C identifier; it names the generated kernel (and its NVTX range), so use letters, "
@@ -40,7 +42,9 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
                                const elementwise_plan& plan) {
   const std::string out_type(cuda_type_name(signature.out));
   std::vector<std::string> in_types;
-  for (dtype t : signature.in) in_types.emplace_back(cuda_type_name(t));
+  for (dtype t : signature.in) {
+    in_types.emplace_back(cuda_type_name(t));
+  }
   const auto uses = [&](dtype t) {
     return signature.out == t || std::find(signature.in.begin(), signature.in.end(), t) != signature.in.end();
   };
@@ -58,8 +62,12 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
        (plan.contiguous ? "contiguous, " + std::to_string(plan.vector) + " per vector"
                         : "strided, " + std::to_string(plan.ndim()) + "-d") +
        ", " + (plan.index64 ? "64" : "32") + "-bit indexing");
-  if (uses(dtype::float16)) emit("#include <cuda_fp16.h>");
-  if (uses(dtype::bfloat16)) emit("#include <cuda_bf16.h>");
+  if (uses(dtype::float16)) {
+    emit("#include <cuda_fp16.h>");
+  }
+  if (uses(dtype::bfloat16)) {
+    emit("#include <cuda_bf16.h>");
+  }
   emit("#include \"ndcuda/elementwise.cuh\"");
   emit("");
   std::string params = out_type + "& out";

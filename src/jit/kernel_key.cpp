@@ -25,7 +25,9 @@ void put(std::string& out, std::int64_t value) {
 
 bool starts_with_any(std::string_view option, std::initializer_list<std::string_view> prefixes) {
   for (std::string_view prefix : prefixes) {
-    if (option.substr(0, prefix.size()) == prefix) return true;
+    if (option.substr(0, prefix.size()) == prefix) {
+      return true;
+    }
   }
   return false;
 }
@@ -48,9 +50,13 @@ std::string kernel_key::canonical() const {
   put(out, source);
   put(out, program_name);
   put(out, static_cast<std::int64_t>(name_expressions.size()));
-  for (const auto& e : name_expressions) put(out, e);
+  for (const auto& e : name_expressions) {
+    put(out, e);
+  }
   put(out, static_cast<std::int64_t>(options.size()));
-  for (const auto& o : options) put(out, o);
+  for (const auto& o : options) {
+    put(out, o);
+  }
   put(out, target.arch);
   put(out, target.ptx ? 1 : 0);
   put(out, nvrtc_major);
@@ -76,7 +82,9 @@ kernel_key make_key(std::string source, std::string program_name, std::vector<st
     }
     user_std = user_std || starts_with_any(option, {"-std=", "--std="});
   }
-  if (!user_std) key.options.emplace_back("-std=c++17");
+  if (!user_std) {
+    key.options.emplace_back("-std=c++17");
+  }
   key.options.emplace_back("-default-device");
 #ifndef NDEBUG
   key.options.emplace_back("-lineinfo");

@@ -38,7 +38,9 @@ kernel_key kernel_state::key_for(compile_target target) const {
 const loaded_kernel& kernel_state::resolve(int device_index) const {
   if (device_index >= fast_devices) {
     std::lock_guard lock(mutex_);
-    if (auto found = other_devices_.find(device_index); found != other_devices_.end()) return *found->second;
+    if (auto found = other_devices_.find(device_index); found != other_devices_.end()) {
+      return *found->second;
+    }
   }
   const device dev(device_index);  // validates the ordinal with a clear message
   const compile_target target = select_target(dev.capability().value());
@@ -48,7 +50,9 @@ const loaded_kernel& kernel_state::resolve(int device_index) const {
   try {
     loaded = &prog->kernel(device_index, 0);
   } catch (const image_rejected& rejected) {
-    if (!prog->from_disk()) throw;
+    if (!prog->from_disk()) {
+      throw;
+    }
     // A cache entry the driver will not load (it passed validation, so it was written for
     // another device or driver): recompile, overwrite it, and go on.
     warn_once("stale-cache-entry", "the driver refused kernel '" + name + "' from the JIT disk cache (" +

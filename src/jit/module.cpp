@@ -77,13 +77,19 @@ bool image_uses_device_heap(std::string_view image, bool ptx) {
 
 program::~program() {
   const ndcuda::detail::driver_api* api = ndcuda::detail::try_driver(nullptr);
-  if (api == nullptr) return;
+  if (api == nullptr) {
+    return;
+  }
   for (auto& [device, module] : modules_) {
-    if (module == nullptr || module->module == nullptr) continue;
+    if (module == nullptr || module->module == nullptr) {
+      continue;
+    }
     // cuModuleUnload acts on the current context; errors are ignored (at exit the context may
     // already be gone, and there is nothing left to free then).
     CUcontext previous = nullptr;
-    if (api->ctx_get_current(&previous) != CUDA_SUCCESS) continue;
+    if (api->ctx_get_current(&previous) != CUDA_SUCCESS) {
+      continue;
+    }
     if (api->ctx_set_current(module->context) == CUDA_SUCCESS) {
       (void)api->module_unload(module->module);
       (void)api->ctx_set_current(previous);
@@ -93,7 +99,9 @@ program::~program() {
 
 void program::check_load(int result, const char* call, int device) const {
   const auto rc = static_cast<CUresult>(result);
-  if (rc == CUDA_SUCCESS) return;
+  if (rc == CUDA_SUCCESS) {
+    return;
+  }
   const std::string what = std::string(call) + "(" + key_.program_name + ", " + key_.target.name() + ")";
   if (is_image_error(rc)) {
     throw image_rejected(static_cast<int>(rc), error_name(rc), what, "device " + std::to_string(device),
@@ -149,7 +157,9 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
         std::size_t offset = 0;
         std::size_t size = 0;
         const CUresult rc = query(k->function, i, &offset, &size);
-        if (rc == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+        if (rc == CUDA_ERROR_INVALID_VALUE) {
+          break;  // past the last parameter
+        }
         if (rc != CUDA_SUCCESS) {
           k->params_known = false;
           k->param_sizes.clear();
@@ -165,7 +175,9 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
 }
 
 void check_arguments(const loaded_kernel& kernel, const std::size_t* sizes, std::size_t count) {
-  if (!kernel.params_known) return;
+  if (!kernel.params_known) {
+    return;
+  }
   if (count != kernel.param_sizes.size()) {
     throw error("kernel '" + kernel.name + "' takes " + std::to_string(kernel.param_sizes.size()) +
                 " parameter(s) but was launched with " + std::to_string(count) +
@@ -182,7 +194,9 @@ void check_arguments(const loaded_kernel& kernel, const std::size_t* sizes, std:
 }
 
 std::pair<int, int> occupancy(const loaded_kernel& kernel, std::size_t shared_bytes) {
-  if (shared_bytes == 0) return {kernel.min_grid_size, kernel.block_size};
+  if (shared_bytes == 0) {
+    return {kernel.min_grid_size, kernel.block_size};
+  }
   device_guard guard(kernel.device);
   int min_grid = 0;
   int block = 0;
@@ -217,15 +231,14 @@ void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shar
   // device's context is ever initialised by the question.
   const cudaError_t last = rc == CUDA_SUCCESS ? cudaGetLastError() : cudaSuccess;
 #endif
-  if (switch_context) {
-    (void)api.ctx_set_current(current);
-  }
+  const CUresult restored = switch_context ? api.ctx_set_current(current) : CUDA_SUCCESS;
   if (rc != CUDA_SUCCESS) {
     const std::string call = "cuLaunchKernel(" + kernel.name + ", grid " + dims(grid) + ", block " + dims(block) +
                              ", " + std::to_string(shared_bytes) + " shared bytes, device " +
                              std::to_string(kernel.device) + ")";
     ndcuda::detail::check_driver(rc, call.c_str());
   }
+  NDCUDA_DRIVER_CHECK(restored);
 #ifndef NDEBUG
   NDCUDA_CUDA_CHECK(last);
 #endif

@@ -39,7 +39,9 @@ struct program_guard {
   program_guard(const program_guard&) = delete;
   program_guard& operator=(const program_guard&) = delete;
   ~program_guard() {
-    if (program != nullptr) (void)nvrtcDestroyProgram(&program);
+    if (program != nullptr) {
+      (void)nvrtcDestroyProgram(&program);
+    }
   }
 };
 
@@ -50,7 +52,9 @@ std::string program_log(nvrtcProgram program) {
   if (size > 0) {
     NDCUDA_NVRTC_CHECK(nvrtcGetProgramLog(program, log.data()));
   }
-  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) {
+    log.pop_back();
+  }
   return log;
 }
 
@@ -67,7 +71,9 @@ std::string indented(std::string_view text) {
   std::string out = "  ";
   for (char c : text) {
     out += c;
-    if (c == '\n') out += "  ";
+    if (c == '\n') {
+      out += "  ";
+    }
   }
   return out;
 }
@@ -78,7 +84,9 @@ void dump_headers(const std::filesystem::path& dir) {
   static std::mutex mutex;
   static std::set<std::string> done;
   std::lock_guard lock(mutex);
-  if (!done.insert(dir.string()).second) return;
+  if (!done.insert(dir.string()).second) {
+    return;
+  }
   for (const embedded_header& header : embedded_headers()) {
     const auto path = dir / std::string(header.name);
     std::error_code ec;
@@ -90,7 +98,9 @@ void dump_headers(const std::filesystem::path& dir) {
 
 void dump(const kernel_key& key, std::string_view log, bool failed) {
   const char* dir_text = std::getenv("NDCUDA_JIT_DUMP");
-  if (dir_text == nullptr || *dir_text == '\0') return;
+  if (dir_text == nullptr || *dir_text == '\0') {
+    return;
+  }
   const std::filesystem::path dir(dir_text);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -169,12 +179,18 @@ compile_target select_target(int device_arch, std::span<const int> supported) {
   // A CUBIN runs on devices of the same major version and an equal or newer minor one.
   int best = 0;
   for (int arch : supported) {
-    if (arch / 10 == device_arch / 10 && arch <= device_arch) best = std::max(best, arch);
+    if (arch / 10 == device_arch / 10 && arch <= device_arch) {
+      best = std::max(best, arch);
+    }
   }
-  if (best != 0) return {best, false};
+  if (best != 0) {
+    return {best, false};
+  }
   int below = 0;
   for (int arch : supported) {
-    if (arch < device_arch) below = std::max(below, arch);
+    if (arch < device_arch) {
+      below = std::max(below, arch);
+    }
   }
   return {below, true};
 }
@@ -192,14 +208,18 @@ std::string number_lines(std::string_view source) {
   std::size_t pos = 0;
   while (pos <= source.size()) {
     std::size_t end = source.find('\n', pos);
-    if (end == std::string_view::npos) end = source.size();
+    if (end == std::string_view::npos) {
+      end = source.size();
+    }
     std::string label = std::to_string(number++);
     out.append(width - label.size(), ' ');
     out += label;
     out += " | ";
     out += source.substr(pos, end - pos);
     out += '\n';
-    if (end == source.size()) break;
+    if (end == source.size()) {
+      break;
+    }
     pos = end + 1;
   }
   return out;
@@ -227,7 +247,9 @@ compiled_program nvrtc_compile(const kernel_key& key) {
   }
   std::vector<const char*> options;
   options.reserve(key.options.size());
-  for (const auto& o : key.options) options.push_back(o.c_str());
+  for (const auto& o : key.options) {
+    options.push_back(o.c_str());
+  }
 
   compile_count.fetch_add(1, std::memory_order_relaxed);
   const nvrtcResult rc = nvrtcCompileProgram(guard.program, static_cast<int>(options.size()), options.data());

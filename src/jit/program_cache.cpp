@@ -61,7 +61,9 @@ std::shared_ptr<const program> program_cache::obtain(const kernel_key& key, cons
       ++counters_.failures;
       // A failure is not cached: the next request compiles again. Only this compile's slot goes.
       auto found = programs_.find(key.canonical());
-      if (found != programs_.end() && found->second.id == id) programs_.erase(found);
+      if (found != programs_.end() && found->second.id == id) {
+        programs_.erase(found);
+      }
     }
     promise.set_exception(std::current_exception());
     throw;

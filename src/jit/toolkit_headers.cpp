@@ -24,7 +24,9 @@ bool file_exists(const fs::path& p) {
 
 bool is_cccl_header(std::string_view name) {
   for (std::string_view prefix : {"cuda/", "cub/", "thrust/", "nv/", "cuda\\", "cub\\", "thrust\\"}) {
-    if (name.substr(0, prefix.size()) == prefix) return true;
+    if (name.substr(0, prefix.size()) == prefix) {
+      return true;
+    }
   }
   return false;
 }
@@ -34,8 +36,12 @@ std::vector<fs::path> split_path_list(std::string_view list) {
   while (!list.empty()) {
     const auto colon = list.find(':');
     std::string_view part = list.substr(0, colon);
-    if (!part.empty()) parts.emplace_back(std::string(part));
-    if (colon == std::string_view::npos) break;
+    if (!part.empty()) {
+      parts.emplace_back(std::string(part));
+    }
+    if (colon == std::string_view::npos) {
+      break;
+    }
     list.remove_prefix(colon + 1);
   }
   return parts;
@@ -54,7 +60,9 @@ std::vector<fs::path> candidates_next_to(const fs::path& library) {
 void inspect(const fs::path& folder, toolkit_headers& found) {
   std::error_code ec;
   fs::path normal = fs::weakly_canonical(folder, ec);
-  if (ec) normal = folder.lexically_normal();
+  if (ec) {
+    normal = folder.lexically_normal();
+  }
   found.searched.push_back(normal.string());
   if (found.cuda_include.empty() && file_exists(normal / "cuda_fp16.h")) {
     found.cuda_include = normal.string();
@@ -84,26 +92,42 @@ header_needs scan_includes(std::string_view source) {
   std::size_t pos = 0;
   while (pos < source.size()) {
     std::size_t end = source.find('\n', pos);
-    if (end == std::string_view::npos) end = source.size();
+    if (end == std::string_view::npos) {
+      end = source.size();
+    }
     std::string_view line = source.substr(pos, end - pos);
     pos = end + 1;
     const auto first = line.find_first_not_of(" \t");
-    if (first == std::string_view::npos || line[first] != '#') continue;
+    if (first == std::string_view::npos || line[first] != '#') {
+      continue;
+    }
     line.remove_prefix(first + 1);
     line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));
-    if (line.substr(0, 7) != "include") continue;
+    if (line.substr(0, 7) != "include") {
+      continue;
+    }
     const auto open = line.find_first_of("<\"");
-    if (open == std::string_view::npos) continue;
+    if (open == std::string_view::npos) {
+      continue;
+    }
     const char close_char = line[open] == '<' ? '>' : '"';
     const auto close = line.find(close_char, open + 1);
-    if (close == std::string_view::npos) continue;
+    if (close == std::string_view::npos) {
+      continue;
+    }
     const std::string_view name = line.substr(open + 1, close - open - 1);
-    if (is_embedded_header(name)) continue;
+    if (is_embedded_header(name)) {
+      continue;
+    }
     if (is_cccl_header(name)) {
-      if (!needs.cccl) needs.first_cccl_include = std::string(name);
+      if (!needs.cccl) {
+        needs.first_cccl_include = std::string(name);
+      }
       needs.cccl = true;
     } else {
-      if (!needs.toolkit) needs.first_toolkit_include = std::string(name);
+      if (!needs.toolkit) {
+        needs.first_toolkit_include = std::string(name);
+      }
       needs.toolkit = true;
     }
   }
@@ -161,7 +185,9 @@ std::vector<std::string> include_options(const header_needs& needs, std::string_
                         std::string(source), "");
   }
   // CCCL first, so its headers win over any older copies left in the toolkit folder.
-  if (!found.cccl_include.empty()) options.push_back("--include-path=" + found.cccl_include);
+  if (!found.cccl_include.empty()) {
+    options.push_back("--include-path=" + found.cccl_include);
+  }
   if (!found.cuda_include.empty() && found.cuda_include != found.cccl_include) {
     options.push_back("--include-path=" + found.cuda_include);
   }

@@ -50,7 +50,9 @@ void warn_once(std::string_view category, const std::string& message) {
   {
     auto& s = the_sink();
     std::lock_guard lock(s.mutex);
-    if (!s.reported.emplace(category).second) return;
+    if (!s.reported.emplace(category).second) {
+      return;
+    }
   }
   warn(message);
 }
