@@ -145,7 +145,10 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
       // Under lazy loading the function would otherwise load at its first launch: load it now,
       // so a refused image is reported here (where a stale cache entry can still be replaced)
       // and the first launch costs no more than the others.
-      check_load(load(k->function), "cuFuncLoad", device);
+      // Only a refused image matters here; any other failure leaves the load to the launch.
+      if (const CUresult rc = load(k->function); is_image_error(rc)) {
+        check_load(rc, "cuFuncLoad", device);
+      }
     }
     check_load(api.func_get_attribute(&k->max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function),
                "cuFuncGetAttribute", device);
