@@ -12,6 +12,10 @@
 #include <ndcuda/device/limits.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/device/visible_devices.hpp>
+#include <ndcuda/jit/cache.hpp>
+#include <ndcuda/jit/elementwise_kernel.hpp>
+#include <ndcuda/jit/launch.hpp>
+#include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/memory/async_pool_resource.hpp>
 #include <ndcuda/memory/default_resource.hpp>
 #include <ndcuda/memory/device_pool_resource.hpp>

@@ -1,0 +1,269 @@
+// JIT costs, each beside the floor it is measured against: the first call of a new elementwise
+// kernel (cold) beside a bare NVRTC compile and load, a warm disk cache beside a bare module load,
+// and the host overhead of a cached launch beside a raw cuLaunchKernel of the very same function.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <ndcuda/ndcuda.hpp>
+#include <string>
+
+#include "device/driver_api.hpp"
+#include "jit/elementwise_state.hpp"
+#include "jit/kernel_state.hpp"
+#include "jit/module.hpp"
+#include "jit/program_cache.hpp"
+
+namespace nd = ndcuda;
+namespace jd = ndcuda::jit::detail;
+
+namespace {
+
+// A disk cache of their own, unless NDCUDA_CACHE_DIR says otherwise: the benchmarks neither read
+// nor fill the user's cache. Set before anything asks for the cache.
+const bool own_cache_dir = [] {
+  if (const char* set = std::getenv("NDCUDA_CACHE_DIR"); set != nullptr && *set != '\0') return false;
+  static std::string dir = "/tmp/ndcuda-jit-bench-XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) return false;
+  ::setenv("NDCUDA_CACHE_DIR", dir.c_str(), 1);
+  std::atexit([] {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  });
+  return true;
+}();
+
+constexpr nd::index_t elements = 1 << 20;
+constexpr int launches_per_batch = 256;
+const char* body = "out = x * 3.5f + y * y";
+
+bool have_gpu(benchmark::State& state) {
+  if (nd::device_count() == 0) {
+    state.SkipWithError(("no CUDA device available: " + nd::device_unavailable_reason()).c_str());
+    return false;
+  }
+  return true;
+}
+
+struct device_arrays {
+  float* x = nullptr;
+  float* y = nullptr;
+  float* out = nullptr;
+};
+
+// Three arrays of `elements` floats on device 0, made once and kept for the process.
+const device_arrays& arrays() {
+  static const device_arrays a = [] {
+    nd::device_guard guard(0);
+    device_arrays made;
+    for (float** p : {&made.x, &made.y, &made.out}) {
+      NDCUDA_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(p), elements * sizeof(float)));
+      NDCUDA_CUDA_CHECK(cudaMemset(*p, 0, elements * sizeof(float)));
+    }
+    NDCUDA_CUDA_CHECK(cudaDeviceSynchronize());
+    return made;
+  }();
+  return a;
+}
+
+int device_arch() {
+  return nd::device(0).capability().value();
+}
+
+// Seconds per launch, from iterations of `launches_per_batch` launches.
+benchmark::Counter per_launch() {
+  return {static_cast<double>(launches_per_batch),
+          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert};
+}
+
+// --- first call of a new kernel --------------------------------------------------------------
+
+void jit_first_call_cold_elementwise(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto& a = arrays();
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  auto& programs = jd::global_program_cache();
+  const auto disk = programs.disk();
+  programs.set_disk(nullptr);  // cold: nothing on disk to find, nothing written
+  static int unique = 0;
+  for (auto _ : state) {
+    // A new source every time: a constant no earlier iteration used.
+    nd::elementwise_kernel<float(float, float)> kernel(std::string(body) + " + " + std::to_string(++unique) + ".0f",
+                                                       "cold");
+    kernel(elements, a.out, a.x, a.y, s);
+    s.synchronize();
+  }
+  programs.set_disk(disk);
+  state.SetLabel("target <= 100 ms; CuPy 416 ms on an H200");
+}
+
+void nvrtc_compile_and_load_baseline(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto& api = nd::detail::driver();
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  const jd::compile_target target = jd::select_target(device_arch());
+  static int unique = 0;
+  float* x = arrays().x;
+  for (auto _ : state) {
+    // The floor: a tiny kernel through bare NVRTC, loaded and launched once.
+    const auto key = jd::make_key(
+        "extern \"C\" __global__ void tiny(float* x) { x[threadIdx.x] *= " + std::to_string(++unique) + ".0f; }",
+        "tiny.cu", {"tiny"}, {}, target);
+    const auto compiled = jd::nvrtc_compile(key);
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+    NDCUDA_DRIVER_CHECK(api.module_load_data(&module, compiled.image.data()));
+    NDCUDA_DRIVER_CHECK(api.module_get_function(&function, module, compiled.lowered_names[0].c_str()));
+    void* args[] = {&x};
+    NDCUDA_DRIVER_CHECK(api.launch_kernel(function, 1, 1, 1, 32, 1, 1, 0, s.handle(), args, nullptr));
+    s.synchronize();
+    NDCUDA_DRIVER_CHECK(api.module_unload(module));
+  }
+  state.SetLabel("a bare NVRTC compile + load + launch of a one-line kernel");
+}
+
+// --- the same kernel in a "new process": memory cache cleared, disk cache warm ----------------
+
+void jit_warm_disk_elementwise(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto& a = arrays();
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  {
+    nd::elementwise_kernel<float(float, float)> warm_up(body, "warm");
+    warm_up(elements, a.out, a.x, a.y, s);  // compiles once and writes the disk entry
+    s.synchronize();
+  }
+  const auto before = nd::jit::status();
+  if (!before.disk_enabled) {
+    state.SkipWithError("the disk cache is off (NDCUDA_CACHE=0?)");
+    return;
+  }
+  for (auto _ : state) {
+    nd::jit::clear_memory_cache();
+    nd::elementwise_kernel<float(float, float)> kernel(body, "warm");
+    kernel(elements, a.out, a.x, a.y, s);
+    s.synchronize();
+  }
+  if (nd::jit::status().compiles != before.compiles) {
+    state.SkipWithError("a kernel was compiled: the disk cache did not serve it");
+  }
+  state.SetLabel("target <= 5 ms; a module load alone ~2.4 ms");
+}
+
+void module_load_baseline(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto& a = arrays();
+  const auto& api = nd::detail::driver();
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  // The CUBIN the elementwise benchmark loads: its dense variant for these arrays.
+  const jd::elementwise_state state_of(body, "warm", {nd::dtype::float32, {nd::dtype::float32, nd::dtype::float32}});
+  const std::vector<std::uintptr_t> addresses = {reinterpret_cast<std::uintptr_t>(a.out),
+                                                 reinterpret_cast<std::uintptr_t>(a.x),
+                                                 reinterpret_cast<std::uintptr_t>(a.y)};
+  const jd::elementwise_plan plan = jd::plan_contiguous(elements, addresses, state_of.itemsizes);
+  const auto program = jd::global_program_cache().get(state_of.variant(plan).key_for(jd::select_target(device_arch())));
+  int n = elements;
+  const float* x = a.x;
+  const float* y = a.y;
+  float* out = a.out;
+  void* args[] = {&out, &x, &y, &n};
+  for (auto _ : state) {
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+    NDCUDA_DRIVER_CHECK(api.module_load_data(&module, program->compiled().image.data()));
+    NDCUDA_DRIVER_CHECK(api.module_get_function(&function, module, program->compiled().lowered_names[0].c_str()));
+    NDCUDA_DRIVER_CHECK(api.launch_kernel(function, 256, 1, 1, 256, 1, 1, 0, s.handle(), args, nullptr));
+    s.synchronize();
+    NDCUDA_DRIVER_CHECK(api.module_unload(module));
+  }
+  state.SetLabel("cuModuleLoadData + launch of the same CUBIN, no file read");
+}
+
+// --- host overhead of a cached launch ---------------------------------------------------------
+
+const char* empty_source = "extern \"C\" __global__ void empty_kernel(float* p, int n) {}";
+
+// Each iteration times a batch of launches; the synchronisation between batches (so the launch
+// queue never fills and blocks) is not timed.
+template <class Launch>
+void time_launches(benchmark::State& state, const nd::stream& s, Launch launch) {
+  for (auto _ : state) {
+    for (int i = 0; i < launches_per_batch; ++i) launch();
+    state.PauseTiming();
+    s.synchronize();
+    state.ResumeTiming();
+  }
+  state.counters["per_launch"] = per_launch();
+}
+
+void jit_cached_launch_raw_kernel(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  nd::raw_kernel kernel(empty_source, "empty_kernel");
+  float* p = arrays().x;
+  int n = 0;
+  kernel(dim3(1), dim3(32), 0, s, p, n);  // compiled and loaded before timing
+  s.synchronize();
+  time_launches(state, s, [&] { kernel(dim3(1), dim3(32), 0, s, p, n); });
+  state.SetLabel("target <= 2.5 us; CuPy 5.2 us, PyTorch 4.3 us");
+}
+
+void cu_launch_kernel_baseline(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  // The very CUfunction raw_kernel launches: same source, same key, same cached program.
+  const jd::kernel_state kernel(empty_source, "empty_kernel", {});
+  const jd::loaded_kernel& loaded = kernel.on_device(0);
+  const auto& api = *loaded.driver;
+  float* p = arrays().x;
+  int n = 0;
+  void* args[] = {&p, &n};
+  time_launches(state, s, [&] {
+    NDCUDA_DRIVER_CHECK(api.launch_kernel(loaded.function, 1, 1, 1, 32, 1, 1, 0, s.handle(), args, nullptr));
+  });
+  state.SetLabel("raw cuLaunchKernel of the same function");
+}
+
+void jit_cached_launch_elementwise(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto& a = arrays();
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  nd::elementwise_kernel<float(float, float)> kernel(body, "scaled_sum");
+  kernel(1, a.out, a.x, a.y, s);
+  s.synchronize();
+  time_launches(state, s, [&] { kernel(1, a.out, a.x, a.y, s); });
+  state.SetLabel("dense pointers, 1 element: plan + variant lookup + launch");
+}
+
+void jit_cached_launch_elementwise_strided(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto& a = arrays();
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  nd::elementwise_kernel<float(float, float)> kernel(body, "scaled_sum");
+  const auto launch = [&] { kernel({a.out, {2, 3}, {1, 2}}, {a.x, {2, 3}}, {a.y, {3}}, s); };
+  launch();
+  s.synchronize();
+  time_launches(state, s, launch);
+  state.SetLabel("2-d transposed output, broadcast input: broadcasting + collapsing + launch");
+}
+
+}  // namespace
+
+BENCHMARK(jit_first_call_cold_elementwise)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
+BENCHMARK(nvrtc_compile_and_load_baseline)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
+BENCHMARK(jit_warm_disk_elementwise)->Unit(benchmark::kMillisecond)->Iterations(50)->UseRealTime();
+BENCHMARK(module_load_baseline)->Unit(benchmark::kMillisecond)->Iterations(50)->UseRealTime();
+BENCHMARK(jit_cached_launch_raw_kernel)->Unit(benchmark::kMicrosecond);
+BENCHMARK(cu_launch_kernel_baseline)->Unit(benchmark::kMicrosecond);
+BENCHMARK(jit_cached_launch_elementwise)->Unit(benchmark::kMicrosecond);
+BENCHMARK(jit_cached_launch_elementwise_strided)->Unit(benchmark::kMicrosecond);

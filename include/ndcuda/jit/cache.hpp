@@ -1,0 +1,48 @@
+// Controls and statistics of the JIT caches (in memory and on disk), and where JIT warnings go.
+// Builds on nothing else in ndcuda; docs/jit.md describes the cache's layout and variables.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace ndcuda::jit {
+
+struct cache_status {
+  // Disk cache, as configured from NDCUDA_CACHE, NDCUDA_CACHE_DIR, XDG_CACHE_HOME, HOME and
+  // NDCUDA_CACHE_MAX_SIZE when the first kernel was compiled or looked up.
+  bool disk_enabled = false;
+  bool disk_writable = false;  ///< false after a write failed (memory-only from then on)
+  std::filesystem::path directory;
+  std::string disabled_reason;  ///< why disk_enabled is false
+  std::uint64_t max_bytes = 0;  ///< 0: no bound
+  // Counters since the process started.
+  std::uint64_t memory_entries = 0;
+  std::uint64_t memory_hits = 0;
+  std::uint64_t disk_hits = 0;
+  std::uint64_t disk_misses = 0;
+  std::uint64_t disk_invalid = 0;  ///< entries that failed validation and were recompiled
+  std::uint64_t disk_writes = 0;
+  std::uint64_t disk_evictions = 0;
+  std::uint64_t compiles = 0;  ///< NVRTC compiles, failed ones included
+  std::uint64_t compile_failures = 0;
+};
+
+[[nodiscard]] cache_status status();
+
+/// Forgets every compiled kernel held in memory. Kernel objects that already ran keep theirs;
+/// new ones (and new variants) look in the disk cache again.
+void clear_memory_cache();
+
+/// Deletes every entry of the disk cache folder (and leftover temp files); returns how many.
+/// The same as deleting the folder, which is always safe, also while programs run.
+std::size_t clear_disk_cache();
+
+/// Receives each JIT warning (an invalid cache entry, an unwritable cache folder, ...). The
+/// default prints "ndcuda: warning: ..." to stderr. Returns the previous handler; an empty one
+/// restores the default.
+using warning_handler = std::function<void(const std::string& message)>;
+warning_handler set_warning_handler(warning_handler handler);
+
+}  // namespace ndcuda::jit

@@ -1,0 +1,308 @@
+// ndcuda::complex<T>: the device twin of std::complex<T> (same layout, same operators, the usual
+// functions), which the host side of ndcuda maps complex64/complex128 to.
+#pragma once
+
+namespace ndcuda {
+
+// Real math is called as ::f below: inside this namespace an unqualified exp(float) would find
+// only the complex overloads. User code outside the namespace finds both (ADL for complex).
+
+template <class T>
+struct alignas(2 * sizeof(T)) complex {
+  T re;
+  T im;
+
+  using value_type = T;
+
+  constexpr complex(const T& r = T(), const T& i = T()) : re(r), im(i) {}
+  template <class U>
+  explicit constexpr complex(const complex<U>& other) : re(T(other.real())), im(T(other.imag())) {}
+
+  constexpr T real() const { return re; }
+  constexpr T imag() const { return im; }
+  constexpr void real(T v) { re = v; }
+  constexpr void imag(T v) { im = v; }
+
+  constexpr complex& operator=(const T& v) {
+    re = v;
+    im = T();
+    return *this;
+  }
+  constexpr complex& operator+=(const T& v) {
+    re += v;
+    return *this;
+  }
+  constexpr complex& operator-=(const T& v) {
+    re -= v;
+    return *this;
+  }
+  constexpr complex& operator*=(const T& v) {
+    re *= v;
+    im *= v;
+    return *this;
+  }
+  constexpr complex& operator/=(const T& v) {
+    re /= v;
+    im /= v;
+    return *this;
+  }
+  template <class U>
+  constexpr complex& operator+=(const complex<U>& z) {
+    re += T(z.real());
+    im += T(z.imag());
+    return *this;
+  }
+  template <class U>
+  constexpr complex& operator-=(const complex<U>& z) {
+    re -= T(z.real());
+    im -= T(z.imag());
+    return *this;
+  }
+  template <class U>
+  constexpr complex& operator*=(const complex<U>& z) {
+    const T r = re * T(z.real()) - im * T(z.imag());
+    im = re * T(z.imag()) + im * T(z.real());
+    re = r;
+    return *this;
+  }
+  template <class U>
+  complex& operator/=(const complex<U>& z);
+};
+
+// Smith's algorithm: scales by the larger component so |z|^2 neither overflows nor underflows
+// where the quotient itself is representable (what libstdc++ and CUDA's cuCdiv guard against too).
+template <class T>
+template <class U>
+complex<T>& complex<T>::operator/=(const complex<U>& z) {
+  const T c = T(z.real());
+  const T d = T(z.imag());
+  T r;
+  T i;
+  if (::fabs(c) >= ::fabs(d)) {
+    const T ratio = d / c;
+    const T denominator = c + d * ratio;
+    r = (re + im * ratio) / denominator;
+    i = (im - re * ratio) / denominator;
+  } else {
+    const T ratio = c / d;
+    const T denominator = c * ratio + d;
+    r = (re * ratio + im) / denominator;
+    i = (im * ratio - re) / denominator;
+  }
+  re = r;
+  im = i;
+  return *this;
+}
+
+// The binary operators are templates over one T, exactly like std::complex's: complex<float> + 2.0
+// does not compile on the host, so it does not compile here either.
+template <class T>
+constexpr complex<T> operator+(const complex<T>& z) {
+  return z;
+}
+template <class T>
+constexpr complex<T> operator-(const complex<T>& z) {
+  return complex<T>(-z.real(), -z.imag());
+}
+#define NDCUDA_COMPLEX_BINARY(op)                                              \
+  template <class T>                                                           \
+  constexpr complex<T> operator op(const complex<T>& a, const complex<T>& b) { \
+    complex<T> r = a;                                                          \
+    r op## = b;                                                                \
+    return r;                                                                  \
+  }                                                                            \
+  template <class T>                                                           \
+  constexpr complex<T> operator op(const complex<T>& a, const T& b) {          \
+    complex<T> r = a;                                                          \
+    r op## = b;                                                                \
+    return r;                                                                  \
+  }                                                                            \
+  template <class T>                                                           \
+  constexpr complex<T> operator op(const T& a, const complex<T>& b) {          \
+    complex<T> r(a);                                                           \
+    r op## = b;                                                                \
+    return r;                                                                  \
+  }
+NDCUDA_COMPLEX_BINARY(+)
+NDCUDA_COMPLEX_BINARY(-)
+NDCUDA_COMPLEX_BINARY(*)
+#undef NDCUDA_COMPLEX_BINARY
+template <class T>
+complex<T> operator/(const complex<T>& a, const complex<T>& b) {
+  complex<T> r = a;
+  r /= b;
+  return r;
+}
+template <class T>
+constexpr complex<T> operator/(const complex<T>& a, const T& b) {
+  return complex<T>(a.real() / b, a.imag() / b);
+}
+template <class T>
+complex<T> operator/(const T& a, const complex<T>& b) {
+  complex<T> r(a);
+  r /= b;
+  return r;
+}
+
+template <class T>
+constexpr bool operator==(const complex<T>& a, const complex<T>& b) {
+  return a.real() == b.real() && a.imag() == b.imag();
+}
+template <class T>
+constexpr bool operator==(const complex<T>& a, const T& b) {
+  return a.real() == b && a.imag() == T();
+}
+template <class T>
+constexpr bool operator==(const T& a, const complex<T>& b) {
+  return b == a;
+}
+template <class T>
+constexpr bool operator!=(const complex<T>& a, const complex<T>& b) {
+  return !(a == b);
+}
+template <class T>
+constexpr bool operator!=(const complex<T>& a, const T& b) {
+  return !(a == b);
+}
+template <class T>
+constexpr bool operator!=(const T& a, const complex<T>& b) {
+  return !(a == b);
+}
+
+template <class T>
+constexpr T real(const complex<T>& z) {
+  return z.real();
+}
+template <class T>
+constexpr T imag(const complex<T>& z) {
+  return z.imag();
+}
+template <class T>
+constexpr complex<T> conj(const complex<T>& z) {
+  return complex<T>(z.real(), -z.imag());
+}
+template <class T>
+constexpr T norm(const complex<T>& z) {
+  return z.real() * z.real() + z.imag() * z.imag();
+}
+template <class T>
+T abs(const complex<T>& z) {
+  return ::hypot(z.real(), z.imag());
+}
+template <class T>
+T arg(const complex<T>& z) {
+  return ::atan2(z.imag(), z.real());
+}
+template <class T>
+complex<T> polar(const T& rho, const T& theta = T()) {
+  T s;
+  T c;
+  ::sincos(theta, &s, &c);
+  return complex<T>(rho * c, rho * s);
+}
+template <class T>
+complex<T> proj(const complex<T>& z) {
+  if (::isinf(z.real()) || ::isinf(z.imag()))
+    return complex<T>(T(__int_as_float(0x7f800000)), ::copysign(T(0), z.imag()));
+  return z;
+}
+template <class T>
+complex<T> exp(const complex<T>& z) {
+  return polar(::exp(z.real()), z.imag());
+}
+template <class T>
+complex<T> log(const complex<T>& z) {
+  return complex<T>(::log(abs(z)), arg(z));
+}
+template <class T>
+complex<T> log10(const complex<T>& z) {
+  return log(z) / T(2.302585092994045684017991454684364208);
+}
+// Principal square root, computed without cancellation (Kahan's formulation).
+template <class T>
+complex<T> sqrt(const complex<T>& z) {
+  const T x = z.real();
+  const T y = z.imag();
+  if (x == T() && y == T()) return complex<T>(T(), y);
+  const T t = ::sqrt((::fabs(x) + abs(z)) / T(2));
+  if (x >= T()) return complex<T>(t, y / (T(2) * t));
+  return complex<T>(::fabs(y) / (T(2) * t), ::copysign(t, y));
+}
+template <class T>
+complex<T> pow(const complex<T>& base, const complex<T>& e) {
+  if (base == complex<T>()) return e == complex<T>() ? complex<T>(T(1)) : complex<T>();
+  return exp(e * log(base));
+}
+template <class T>
+complex<T> pow(const complex<T>& base, const T& e) {
+  if (base == complex<T>()) return e == T() ? complex<T>(T(1)) : complex<T>();
+  return polar(::pow(abs(base), e), e * arg(base));
+}
+template <class T>
+complex<T> pow(const T& base, const complex<T>& e) {
+  return pow(complex<T>(base), e);
+}
+template <class T>
+complex<T> sinh(const complex<T>& z) {
+  T s;
+  T c;
+  ::sincos(z.imag(), &s, &c);
+  return complex<T>(::sinh(z.real()) * c, ::cosh(z.real()) * s);
+}
+template <class T>
+complex<T> cosh(const complex<T>& z) {
+  T s;
+  T c;
+  ::sincos(z.imag(), &s, &c);
+  return complex<T>(::cosh(z.real()) * c, ::sinh(z.real()) * s);
+}
+template <class T>
+complex<T> tanh(const complex<T>& z) {
+  // sinh(2x) / (cosh(2x) + cos(2y)) and sin(2y) / (...), with the large-|x| limit kept finite.
+  if (::fabs(z.real()) > T(20)) return complex<T>(::copysign(T(1), z.real()), ::copysign(T(0), ::sin(T(2) * z.imag())));
+  const T d = ::cosh(T(2) * z.real()) + ::cos(T(2) * z.imag());
+  return complex<T>(::sinh(T(2) * z.real()) / d, ::sin(T(2) * z.imag()) / d);
+}
+template <class T>
+complex<T> sin(const complex<T>& z) {
+  const complex<T> r = sinh(complex<T>(-z.imag(), z.real()));
+  return complex<T>(r.imag(), -r.real());
+}
+template <class T>
+complex<T> cos(const complex<T>& z) {
+  return cosh(complex<T>(-z.imag(), z.real()));
+}
+template <class T>
+complex<T> tan(const complex<T>& z) {
+  const complex<T> r = tanh(complex<T>(-z.imag(), z.real()));
+  return complex<T>(r.imag(), -r.real());
+}
+template <class T>
+complex<T> asinh(const complex<T>& z) {
+  return log(z + sqrt(z * z + T(1)));
+}
+template <class T>
+complex<T> acosh(const complex<T>& z) {
+  return log(z + sqrt(z + T(1)) * sqrt(z - T(1)));
+}
+template <class T>
+complex<T> atanh(const complex<T>& z) {
+  return (log(T(1) + z) - log(T(1) - z)) / T(2);
+}
+template <class T>
+complex<T> asin(const complex<T>& z) {
+  const complex<T> r = asinh(complex<T>(-z.imag(), z.real()));
+  return complex<T>(r.imag(), -r.real());
+}
+template <class T>
+complex<T> acos(const complex<T>& z) {
+  const complex<T> a = asin(z);
+  return complex<T>(T(1.57079632679489661923132169163975144) - a.real(), -a.imag());
+}
+template <class T>
+complex<T> atan(const complex<T>& z) {
+  const complex<T> r = atanh(complex<T>(-z.imag(), z.real()));
+  return complex<T>(r.imag(), -r.real());
+}
+
+}  // namespace ndcuda

@@ -1,0 +1,188 @@
+// Elementwise launches: plan, variant, geometry from the occupancy helper, arguments.
+#include <algorithm>
+#include <cstdint>
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/jit/elementwise_kernel.hpp>
+
+#include "jit/elementwise_state.hpp"
+#include "jit/module.hpp"
+
+namespace ndcuda::jit::detail {
+namespace {
+
+// A grid-stride launch over `work` threads' worth of items: the occupancy helper's block, at most
+// four full waves of blocks, and never more than 2^29 threads (what 32-bit indexing allows for).
+std::pair<dim3, dim3> geometry(const loaded_kernel& k, index_t work) {
+  const auto block = static_cast<index_t>(std::max(k.block_size, 32));
+  const index_t waves = static_cast<index_t>(std::max(k.min_grid_size, 1)) * 4;
+  const index_t blocks =
+      std::clamp<index_t>((work + block - 1) / block, 1, std::min(waves, (index_t{1} << 29) / block));
+  return {dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(block))};
+}
+
+void run(const loaded_kernel& k, index_t work, const stream& s, void** args, const std::size_t* sizes,
+         std::size_t count) {
+  check_arguments(k, sizes, count);
+  const auto [grid, block] = geometry(k, work);
+  launch(k, grid, block, 0, static_cast<CUstream>(s.handle()), args);
+}
+
+}  // namespace
+
+elementwise_state::elementwise_state(std::string body_text, std::string kernel_name, elementwise_signature sig,
+                                     program_cache* programs)
+    : body(std::move(body_text)),
+      name(std::move(kernel_name)),
+      signature(std::move(sig)),
+      cache(programs != nullptr ? programs : &global_program_cache()) {
+  check_kernel_identifier(name, "elementwise kernel");
+  if (body.find_first_not_of(" \t\r\n;") == std::string::npos) {
+    throw error("elementwise kernel '" + name + "' has an empty body; write what `out` is, e.g. \"out = x * 2\"");
+  }
+  if (signature.in.size() > elementwise_max_inputs) {
+    throw error("elementwise kernel '" + name + "' has " + std::to_string(signature.in.size()) + " inputs; at most " +
+                std::to_string(elementwise_max_inputs) + " are supported");
+  }
+  itemsizes.push_back(itemsize(signature.out));
+  for (dtype t : signature.in) {
+    itemsizes.push_back(itemsize(t));
+  }
+}
+
+const kernel_state& elementwise_state::variant(const elementwise_plan& plan) const {
+  const auto id = static_cast<std::size_t>(plan.variant());
+  if (const kernel_state* k = variants_[id].load(std::memory_order_acquire)) {
+    return *k;
+  }
+  std::lock_guard lock(mutex_);
+  if (const kernel_state* k = variants_[id].load(std::memory_order_acquire)) {
+    return *k;
+  }
+  owned_.push_back(std::make_unique<kernel_state>(elementwise_source(body, name, signature, plan),
+                                                  elementwise_kernel_name(name, plan), generated_kernel_options(),
+                                                  cache));
+  variants_[id].store(owned_.back().get(), std::memory_order_release);
+  return *owned_.back();
+}
+
+std::shared_ptr<elementwise_state> make_elementwise_state(std::string body, std::string name, dtype out,
+                                                          std::vector<dtype> in) {
+  return std::make_shared<elementwise_state>(std::move(body), std::move(name),
+                                             elementwise_signature{out, std::move(in)});
+}
+
+void launch_elementwise(const elementwise_state& state, index_t n, void* out, const void* const* in, const stream& s) {
+  if (n < 0) {
+    throw shape_error("elementwise kernel '" + state.name + "' was given a negative element count " +
+                      std::to_string(n));
+  }
+  if (n == 0) {
+    return;
+  }
+  const std::size_t inputs = state.signature.in.size();
+  std::array<std::uintptr_t, elementwise_max_inputs + 1> addresses{};
+  std::array<const void*, elementwise_max_inputs + 1> pointers{};
+  pointers[0] = out;
+  addresses[0] = reinterpret_cast<std::uintptr_t>(out);
+  for (std::size_t i = 0; i < inputs; ++i) {
+    pointers[i + 1] = in[i];
+    addresses[i + 1] = reinterpret_cast<std::uintptr_t>(in[i]);
+  }
+  const elementwise_plan plan = plan_contiguous(n, {addresses.data(), inputs + 1}, state.itemsizes);
+  const loaded_kernel& k = state.variant(plan).on_device(s.device());
+
+  std::array<void*, elementwise_max_inputs + 2> args{};
+  std::array<std::size_t, elementwise_max_inputs + 2> sizes{};
+  for (std::size_t i = 0; i <= inputs; ++i) {
+    args[i] = const_cast<void**>(&pointers[i]);
+    sizes[i] = sizeof(void*);
+  }
+  auto n32 = static_cast<std::int32_t>(plan.index64 ? 0 : n);
+  auto n64 = static_cast<std::int64_t>(n);
+  args[inputs + 1] = plan.index64 ? static_cast<void*>(&n64) : static_cast<void*>(&n32);
+  sizes[inputs + 1] = plan.index64 ? sizeof n64 : sizeof n32;
+  run(k, (n + plan.vector - 1) / plan.vector, s, args.data(), sizes.data(), inputs + 2);
+}
+
+void launch_elementwise(const elementwise_state& state, const operand& out, std::span<const operand> in,
+                        const stream& s) {
+  const std::size_t inputs = state.signature.in.size();
+  if (in.size() != inputs) {
+    throw error("elementwise kernel '" + state.name + "' takes " + std::to_string(inputs) + " inputs, got " +
+                std::to_string(in.size()));
+  }
+  const std::span<const index_t> shape = out.shape;
+  if (shape_size(shape) == 0) {
+    return;
+  }
+  std::vector<strides_t> strides;
+  strides.reserve(inputs + 1);
+  strides.emplace_back(out.strides.empty() ? c_strides(shape) : strides_t(out.strides.begin(), out.strides.end()));
+  if (strides[0].size() != shape.size()) {
+    throw shape_error("the output of elementwise kernel '" + state.name + "' has " + std::to_string(strides[0].size()) +
+                      " strides for a shape of " + std::to_string(shape.size()) + " dimensions " + format_shape(shape));
+  }
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (strides[0][d] == 0 && shape[d] > 1) {
+      throw shape_error("the output of elementwise kernel '" + state.name + "' has stride 0 along axis " +
+                        std::to_string(d) + " of shape " + format_shape(shape) +
+                        ": every output element must be written once (NumPy: non-broadcastable output operand)");
+    }
+  }
+  for (const operand& o : in) {
+    const strides_t own = o.strides.empty() ? c_strides(o.shape) : strides_t(o.strides.begin(), o.strides.end());
+    strides.push_back(broadcast_strides(o.shape, own, shape));  // NumPy's message if they do not fit
+  }
+  std::vector<std::uintptr_t> addresses;
+  addresses.push_back(reinterpret_cast<std::uintptr_t>(out.data));
+  for (const operand& o : in) {
+    addresses.push_back(reinterpret_cast<std::uintptr_t>(o.data));
+  }
+
+  const elementwise_plan plan = plan_strided(shape, strides, addresses, state.itemsizes);
+  if (plan.contiguous) {
+    std::vector<const void*> pointers;
+    for (const operand& o : in) {
+      pointers.push_back(o.data);
+    }
+    launch_elementwise(state, plan.size, const_cast<void*>(out.data), pointers.data(), s);
+    return;
+  }
+  const loaded_kernel& k = state.variant(plan).on_device(s.device());
+
+  // The indexer parameter, laid out as kernels/indexer.cuh declares it: size, shape, strides.
+  std::vector<std::int64_t> wide;
+  wide.push_back(plan.size);
+  wide.insert(wide.end(), plan.shape.begin(), plan.shape.end());
+  for (const strides_t& st : plan.strides) {
+    wide.insert(wide.end(), st.begin(), st.end());
+  }
+  std::vector<std::int32_t> narrow(wide.begin(), wide.end());  // values checked to fit by the plan
+  void* indexer = plan.index64 ? static_cast<void*>(wide.data()) : static_cast<void*>(narrow.data());
+  const std::size_t indexer_bytes =
+      plan.index64 ? wide.size() * sizeof(std::int64_t) : narrow.size() * sizeof(std::int32_t);
+
+  std::vector<const void*> pointers;
+  pointers.push_back(out.data);
+  for (const operand& o : in) {
+    pointers.push_back(o.data);
+  }
+  std::vector<void*> args;
+  std::vector<std::size_t> sizes;
+  for (const void*& p : pointers) {
+    args.push_back(const_cast<void**>(&p));
+    sizes.push_back(sizeof(void*));
+  }
+  args.push_back(indexer);
+  sizes.push_back(indexer_bytes);
+  run(k, plan.size, s, args.data(), sizes.data(), args.size());
+}
+
+void compile_elementwise(const elementwise_state& state, compute_capability cc) {
+  // The variant nearly every first launch uses: dense, 32-bit, vectors as wide as 16 bytes allow.
+  std::vector<std::uintptr_t> aligned(state.itemsizes.size(), 256);
+  const elementwise_plan plan = plan_contiguous(1024, aligned, state.itemsizes);
+  compile_for(state.variant(plan), cc);
+}
+
+}  // namespace ndcuda::jit::detail

@@ -1,0 +1,133 @@
+// Collapsing and variant choice for elementwise launches: what makes a 4-d contiguous add run as
+// a 1-d vectorised loop, and a transposed copy as a 2-d strided one.
+#include "jit/elementwise_plan.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <ndcuda/core/error.hpp>
+
+namespace ndcuda::jit::detail {
+namespace {
+
+int log2_of(int v) {
+  int r = 0;
+  while (v > 1) {
+    v /= 2;
+    ++r;
+  }
+  return r;
+}
+
+}  // namespace
+
+int elementwise_plan::variant() const {
+  if (contiguous) {
+    return log2_of(vector) * 2 + (index64 ? 1 : 0);
+  }
+  return 10 + (ndim() - 1) * 2 + (index64 ? 1 : 0);
+}
+
+elementwise_plan plan_contiguous(index_t n, std::span<const std::uintptr_t> addresses,
+                                 std::span<const std::size_t> itemsizes) {
+  elementwise_plan plan;
+  plan.size = n;
+  plan.index64 = n > index32_limit;
+  std::size_t widest = 1;
+  for (std::size_t s : itemsizes) {
+    widest = std::max(widest, s);
+  }
+  int vector = widest >= 16 ? 1 : static_cast<int>(16 / widest);
+  // Every operand must be aligned to its whole vector (vector * itemsize bytes); halve until so.
+  const auto aligned = [&](int v) {
+    for (std::size_t i = 0; i < addresses.size(); ++i) {
+      if (addresses[i] % (static_cast<std::size_t>(v) * itemsizes[i]) != 0) {
+        return false;
+      }
+    }
+    return true;
+  };
+  while (vector > 1 && !aligned(vector)) {
+    vector /= 2;
+  }
+  plan.vector = vector;
+  return plan;
+}
+
+elementwise_plan plan_strided(std::span<const index_t> shape, std::span<const strides_t> strides,
+                              std::span<const std::uintptr_t> addresses, std::span<const std::size_t> itemsizes) {
+  const std::size_t operands = strides.size();
+  index_t size = 1;
+  std::vector<std::size_t> dims;  // the dimensions that matter: extent-1 ones iterate nothing
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    size *= shape[d];
+    if (shape[d] != 1) {
+      dims.push_back(d);
+    }
+  }
+  if (size == 0) {
+    elementwise_plan empty;
+    empty.size = 0;
+    return empty;
+  }
+  // Iterate in the output's memory order (largest stride outermost), so writes coalesce even for
+  // a transposed output; stable, so equal strides keep NumPy's order.
+  std::stable_sort(dims.begin(), dims.end(),
+                   [&](std::size_t a, std::size_t b) { return std::abs(strides[0][a]) > std::abs(strides[0][b]); });
+
+  // Merge dimension pairs (outer, inner) that every operand walks as one: stride[outer] ==
+  // stride[inner] * extent[inner] (broadcast operands qualify with both strides 0).
+  shape_t merged_shape;
+  std::vector<strides_t> merged(operands);
+  for (std::size_t d : dims) {
+    bool merge = !merged_shape.empty();
+    for (std::size_t a = 0; merge && a < operands; ++a) {
+      merge = merged[a].back() == strides[a][d] * shape[d];
+    }
+    if (merge) {
+      merged_shape.back() *= shape[d];
+      for (std::size_t a = 0; a < operands; ++a) {
+        merged[a].back() = strides[a][d];
+      }
+    } else {
+      merged_shape.push_back(shape[d]);
+      for (std::size_t a = 0; a < operands; ++a) {
+        merged[a].push_back(strides[a][d]);
+      }
+    }
+  }
+  if (merged_shape.empty()) {  // a single element
+    merged_shape.push_back(1);
+    for (auto& s : merged) {
+      s.push_back(0);
+    }
+  }
+
+  const bool dense = merged_shape.size() == 1 &&
+                     std::all_of(merged.begin(), merged.end(), [](const strides_t& s) { return s[0] == 1; });
+  if (dense) {
+    return plan_contiguous(size, addresses, itemsizes);
+  }
+
+  if (merged_shape.size() > static_cast<std::size_t>(elementwise_max_ndim)) {
+    throw shape_error("an elementwise kernel can iterate over at most " + std::to_string(elementwise_max_ndim) +
+                      " dimensions that do not collapse into each other, this launch needs " +
+                      std::to_string(merged_shape.size()) + "; make the operands contiguous first (copy())");
+  }
+  elementwise_plan plan;
+  plan.contiguous = false;
+  plan.size = size;
+  bool small = size <= index32_limit;
+  for (const strides_t& s : merged) {
+    index_t reach = 0;  // the largest offset magnitude this operand reaches
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      reach += std::abs(s[d]) * (merged_shape[d] - 1);
+    }
+    small = small && reach <= index32_limit;
+  }
+  plan.index64 = !small;
+  plan.shape = std::move(merged_shape);
+  plan.strides = std::move(merged);
+  return plan;
+}
+
+}  // namespace ndcuda::jit::detail

@@ -1,0 +1,114 @@
+// Source generation for elementwise variants. Kept deliberately small: NVRTC's cost is mostly
+// fixed per compile, and every generated line adds to it.
+#include "jit/elementwise_source.hpp"
+
+#include <algorithm>
+#include <ndcuda/core/error.hpp>
+
+namespace ndcuda::jit::detail {
+namespace {
+
+constexpr const char* aliases[] = {"x", "y", "z", "w"};
+
+std::string index_type(const elementwise_plan& plan) {
+  return plan.index64 ? "long long" : "int";
+}
+
+}  // namespace
+
+void check_kernel_identifier(std::string_view name, std::string_view what) {
+  const auto valid = [](char c, bool first) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && c >= '0' && c <= '9');
+  };
+  bool ok = !name.empty();
+  for (std::size_t i = 0; ok && i < name.size(); ++i) {
+    ok = valid(name[i], i == 0);
+  }
+  if (!ok) {
+    throw error(std::string(what) + " name '" + std::string(name) +
+                "' is not a C identifier; it names the generated kernel (and its NVTX range), so use letters, "
+                "digits and '_', e.g. \"scaled_sum\"");
+  }
+}
+
+std::string elementwise_kernel_name(std::string_view name, const elementwise_plan& plan) {
+  std::string kernel(name);
+  kernel += plan.contiguous ? "__c" + std::to_string(plan.vector) : "__s" + std::to_string(plan.ndim());
+  kernel += plan.index64 ? "_i64" : "_i32";
+  return kernel;
+}
+
+std::string elementwise_source(std::string_view body, std::string_view name, const elementwise_signature& signature,
+                               const elementwise_plan& plan) {
+  const std::string out_type(cuda_type_name(signature.out));
+  std::vector<std::string> in_types;
+  for (dtype t : signature.in) {
+    in_types.emplace_back(cuda_type_name(t));
+  }
+  const auto uses = [&](dtype t) {
+    return signature.out == t || std::find(signature.in.begin(), signature.in.end(), t) != signature.in.end();
+  };
+  const std::string kernel = elementwise_kernel_name(name, plan);
+  const std::string index = index_type(plan);
+
+  std::string s;
+  int line = 1;
+  const auto emit = [&](const std::string& text) {
+    s += text;
+    s += '\n';
+    line += 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  };
+  emit("// ndcuda elementwise kernel '" + std::string(name) + "', " +
+       (plan.contiguous ? "contiguous, " + std::to_string(plan.vector) + " per vector"
+                        : "strided, " + std::to_string(plan.ndim()) + "-d") +
+       ", " + (plan.index64 ? "64" : "32") + "-bit indexing");
+  if (uses(dtype::float16)) {
+    emit("#include <cuda_fp16.h>");
+  }
+  if (uses(dtype::bfloat16)) {
+    emit("#include <cuda_bf16.h>");
+  }
+  emit("#include \"ndcuda/elementwise.cuh\"");
+  emit("");
+  std::string params = out_type + "& out";
+  for (std::size_t i = 0; i < in_types.size(); ++i) {
+    params += ", const " + in_types[i] + "& in" + std::to_string(i);
+  }
+  emit("struct ndcuda_body {");
+  emit("  __forceinline__ void operator()(" + params + ") const {");
+  for (std::size_t i = 0; i < in_types.size() && i < std::size(aliases); ++i) {
+    emit("    const " + in_types[i] + "& " + aliases[i] + " = in" + std::to_string(i) + ";");
+  }
+  emit("    {");
+  emit("#line 1 \"" + std::string(name) + " (body)\"");
+  // The body: the user's statements, line numbers as they wrote them.
+  s += std::string(body);
+  s += ";\n";
+  line += 1 + static_cast<int>(std::count(body.begin(), body.end(), '\n'));
+  emit("#line " + std::to_string(line + 1) + " \"" + std::string(name) + ".cu\"");
+  emit("    }");
+  emit("  }");
+  emit("};");
+  emit("");
+  std::string kernel_params = out_type + "* out";
+  std::string call_args;
+  for (std::size_t i = 0; i < in_types.size(); ++i) {
+    kernel_params += ", const " + in_types[i] + "* in" + std::to_string(i);
+    call_args += ", in" + std::to_string(i);
+  }
+  if (plan.contiguous) {
+    emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + index + " n) {");
+    emit("  ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + ">(ndcuda_body(), n, out" +
+         call_args + ");");
+  } else {
+    const std::string indexer = "ndcuda::strided_indexer<" + std::to_string(plan.ndim()) + ", " +
+                                std::to_string(in_types.size() + 1) + ", " + index + ">";
+    emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {");
+    emit("  ndcuda::elementwise_strided<" + std::to_string(plan.ndim()) + ", " + index + ">(ndcuda_body(), index, out" +
+         call_args + ");");
+  }
+  emit("}");
+  return s;
+}
+
+}  // namespace ndcuda::jit::detail

@@ -1,0 +1,30 @@
+// Internal: the CUDA source of one elementwise variant: the user's body wrapped in an op struct
+// and a small extern "C" kernel calling the templates of kernels/elementwise.cuh.
+#pragma once
+
+#include <ndcuda/core/dtype.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jit/elementwise_plan.hpp"
+
+namespace ndcuda::jit::detail {
+
+struct elementwise_signature {
+  dtype out;
+  std::vector<dtype> in;
+};
+
+/// "scaled_sum__c4_i32" (contiguous, 4 per vector, 32-bit) or "scaled_sum__s3_i64" (strided 3-d).
+[[nodiscard]] std::string elementwise_kernel_name(std::string_view name, const elementwise_plan& plan);
+
+/// The full source. Inputs are in0, in1, ... (and x, y, z, w for the first four), the output is
+/// `out`; the body is compiled under `#line 1 "<name> (body)"` so NVRTC's messages point into it.
+[[nodiscard]] std::string elementwise_source(std::string_view body, std::string_view name,
+                                             const elementwise_signature& signature, const elementwise_plan& plan);
+
+/// Throws error unless `name` is a C identifier (it names the generated kernel).
+void check_kernel_identifier(std::string_view name, std::string_view what);
+
+}  // namespace ndcuda::jit::detail

@@ -1,0 +1,40 @@
+// Internal: an elementwise kernel's body and signature, and its variants (one kernel_state per
+// plan variant, created on first use). Launch paths for dense pointers and for strided operands.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "jit/elementwise_plan.hpp"
+#include "jit/elementwise_source.hpp"
+#include "jit/kernel_state.hpp"
+
+namespace ndcuda::jit::detail {
+
+/// Inputs beyond this would not fit a launch's parameter space with a strided indexer.
+inline constexpr std::size_t elementwise_max_inputs = 31;
+
+struct elementwise_state {
+  elementwise_state(std::string body_text, std::string kernel_name, elementwise_signature sig,
+                    program_cache* programs = nullptr);
+
+  std::string body;
+  std::string name;
+  elementwise_signature signature;
+  std::vector<std::size_t> itemsizes;  ///< output first
+  program_cache* cache;
+
+  /// The kernel for `plan`'s variant (its source generated on first use).
+  [[nodiscard]] const kernel_state& variant(const elementwise_plan& plan) const;
+
+ private:
+  mutable std::array<std::atomic<const kernel_state*>, elementwise_variant_count> variants_{};
+  mutable std::mutex mutex_;
+  mutable std::vector<std::unique_ptr<kernel_state>> owned_;
+};
+
+}  // namespace ndcuda::jit::detail

@@ -1,0 +1,56 @@
+// Internal: one kernel source and its per-device resolution, the state behind raw_kernel and
+// each variant of an elementwise kernel. The launch path is one atomic load per call.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <ndcuda/device/device.hpp>
+#include <ndcuda/jit/launch.hpp>
+#include <string>
+#include <vector>
+
+#include "jit/module.hpp"
+#include "jit/program_cache.hpp"
+
+namespace ndcuda::jit::detail {
+
+struct kernel_state {
+  kernel_state(std::string source_text, std::string name_expression, std::vector<std::string> nvrtc_options,
+               program_cache* programs = nullptr);
+
+  std::string source;
+  std::string name;  ///< the name expression of the kernel
+  std::vector<std::string> options;
+  std::string program_name;  ///< "<name>.cu", what NVRTC calls the source in its messages
+  program_cache* cache;      ///< the global one unless a test gives its own
+
+  /// The kernel loaded on `device`, compiled or fetched from the caches on first use there.
+  [[nodiscard]] const loaded_kernel& on_device(int device) const {
+    if (device >= 0 && device < fast_devices) {
+      if (const loaded_kernel* k = resolved_[static_cast<std::size_t>(device)].load(std::memory_order_acquire)) {
+        return *k;
+      }
+    }
+    return resolve(device);
+  }
+
+  /// The key for `target` (the same one a device of that architecture uses).
+  [[nodiscard]] kernel_key key_for(compile_target target) const;
+
+ private:
+  static constexpr int fast_devices = 64;
+  const loaded_kernel& resolve(int device) const;
+
+  mutable std::array<std::atomic<const loaded_kernel*>, fast_devices> resolved_{};
+  mutable std::mutex mutex_;
+  mutable std::map<int, const loaded_kernel*> other_devices_;
+  mutable std::vector<std::shared_ptr<const program>> programs_;  // keeps resolved kernels alive
+};
+
+/// The program_name for a kernel name: identifier characters kept, the rest replaced by '_'.
+[[nodiscard]] std::string program_name_for(std::string_view name);
+
+}  // namespace ndcuda::jit::detail

@@ -1,0 +1,148 @@
+// How elementwise launches are planned (no GPU): dimension collapsing and ordering, the
+// contiguous/strided choice, index width, vector width, and the generated source's shape.
+#include "jit/elementwise_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <ndcuda/core/error.hpp>
+#include <set>
+
+#include "jit/elementwise_source.hpp"
+
+namespace nd = ndcuda;
+namespace jd = ndcuda::jit::detail;
+
+namespace {
+
+// Plans `shape` with operands given as strides (elements), all float, all 256-byte aligned.
+jd::elementwise_plan plan(nd::shape_t shape, std::vector<nd::strides_t> strides) {
+  std::vector<std::uintptr_t> addresses(strides.size(), 4096);
+  std::vector<std::size_t> sizes(strides.size(), 4);
+  return jd::plan_strided(shape, strides, addresses, sizes);
+}
+
+}  // namespace
+
+TEST(JitElementwisePlan, DenseOperandsOfAnyShapeRunAsOneContiguousLoop) {
+  const nd::shape_t shape = {4, 5, 6};
+  const auto c = nd::c_strides(shape);
+  const auto p = plan(shape, {c, c, c});
+  EXPECT_TRUE(p.contiguous);
+  EXPECT_EQ(p.size, 120);
+  EXPECT_EQ(p.vector, 4);  // 16 bytes of float
+  EXPECT_FALSE(p.index64);
+  // Extent-1 dimensions do not matter, whatever their strides.
+  const auto q = plan({4, 1, 30}, {{30, 999, 1}, {30, 7, 1}});
+  EXPECT_TRUE(q.contiguous);
+  EXPECT_EQ(q.size, 120);
+}
+
+TEST(JitElementwisePlan, BroadcastAndTransposedOperandsCollapseAsFarAsTheyCan) {
+  // b broadcast along axis 0 of a 4x5x6 iteration: axes 1 and 2 merge for everyone.
+  const nd::shape_t shape = {4, 5, 6};
+  const auto p = plan(shape, {nd::c_strides(shape), nd::c_strides(shape), {0, 6, 1}});
+  EXPECT_FALSE(p.contiguous);
+  EXPECT_EQ(p.shape, (nd::shape_t{4, 30}));
+  EXPECT_EQ(p.strides[2], (nd::strides_t{0, 1}));
+  // A scalar input (all strides 0) with dense others: one dimension.
+  const auto s = plan(shape, {nd::c_strides(shape), {0, 0, 0}});
+  EXPECT_EQ(s.shape, (nd::shape_t{120}));
+  EXPECT_EQ(s.strides[1], (nd::strides_t{0}));
+  // A transposed output: iteration follows the output's memory order (largest stride outermost).
+  const auto t = plan({3, 4}, {{1, 3}, {4, 1}});
+  EXPECT_EQ(t.shape, (nd::shape_t{4, 3}));
+  EXPECT_EQ(t.strides[0], (nd::strides_t{3, 1}));
+  EXPECT_EQ(t.strides[1], (nd::strides_t{1, 4}));
+  // A reversed view stays strided (negative stride), one dimension.
+  const auto r = plan({10}, {{1}, {-1}});
+  EXPECT_FALSE(r.contiguous);
+  EXPECT_EQ(r.strides[1], (nd::strides_t{-1}));
+  // A single element.
+  const auto one = plan({1, 1}, {{1, 1}, {0, 0}});
+  EXPECT_EQ(one.size, 1);
+}
+
+TEST(JitElementwisePlan, SixtyFourBitIndexingOnlyWhereThirtyTwoBitsCouldOverflow) {
+  EXPECT_FALSE(
+      jd::plan_contiguous(jd::index32_limit, std::vector<std::uintptr_t>{0}, std::vector<std::size_t>{1}).index64);
+  EXPECT_TRUE(
+      jd::plan_contiguous(jd::index32_limit + 1, std::vector<std::uintptr_t>{0}, std::vector<std::size_t>{1}).index64);
+  // Few elements but a huge stride: the offsets need 64 bits.
+  EXPECT_TRUE(plan({2, 3}, {{3, 1}, {nd::index_t{1} << 31, 1}}).index64);
+  EXPECT_FALSE(plan({2, 3}, {{3, 1}, {1000, 1}}).index64);
+}
+
+TEST(JitElementwisePlan, VectorWidthFollowsTheWidestTypeAndEveryPointersAlignment) {
+  const auto width = [](std::vector<std::uintptr_t> addresses, std::vector<std::size_t> sizes) {
+    return jd::plan_contiguous(1000, addresses, sizes).vector;
+  };
+  EXPECT_EQ(width({256, 256}, {4, 4}), 4);
+  EXPECT_EQ(width({256, 260}, {4, 4}), 1);   // one float pointer off by 4 bytes
+  EXPECT_EQ(width({256, 264}, {4, 4}), 2);   // off by 8
+  EXPECT_EQ(width({256, 256}, {8, 4}), 2);   // double and float: 2 of each
+  EXPECT_EQ(width({256}, {16}), 1);          // complex128 is already 16 bytes
+  EXPECT_EQ(width({256, 256}, {1, 1}), 16);  // bool/int8
+  EXPECT_EQ(width({256, 257}, {1, 1}), 1);
+  EXPECT_EQ(width({256, 258}, {2, 2}), 1);
+}
+
+TEST(JitElementwisePlan, VariantIdsAreDenseAndDistinct) {
+  std::set<int> ids;
+  for (bool index64 : {false, true}) {
+    for (int vec : {1, 2, 4, 8, 16}) {
+      jd::elementwise_plan p;
+      p.vector = vec;
+      p.index64 = index64;
+      ids.insert(p.variant());
+    }
+    for (int ndim = 1; ndim <= jd::elementwise_max_ndim; ++ndim) {
+      jd::elementwise_plan p;
+      p.contiguous = false;
+      p.index64 = index64;
+      p.shape.assign(static_cast<std::size_t>(ndim), 2);
+      ids.insert(p.variant());
+    }
+  }
+  EXPECT_EQ(ids.size(), static_cast<std::size_t>(jd::elementwise_variant_count));
+  EXPECT_EQ(*ids.begin(), 0);
+  EXPECT_EQ(*ids.rbegin(), jd::elementwise_variant_count - 1);
+}
+
+TEST(JitElementwisePlan, TooManyDimensionsThatDoNotCollapseAreRefused) {
+  nd::shape_t shape(40, 2);
+  nd::strides_t scattered(40);
+  for (std::size_t d = 0; d < 40; ++d) scattered[d] = 1000 - 7 * static_cast<nd::index_t>(d);  // never mergeable
+  EXPECT_THROW((void)plan(shape, {nd::c_strides(shape), scattered}), nd::shape_error);
+}
+
+TEST(JitElementwiseSource, NamesInputsAliasesTheBodyAndKernel) {
+  jd::elementwise_plan p;
+  p.vector = 4;
+  const std::string source = jd::elementwise_source("out = x * 3.5f + y * y", "scaled_sum",
+                                                    {nd::dtype::float32, {nd::dtype::float32, nd::dtype::float32}}, p);
+  EXPECT_NE(source.find("float& out, const float& in0, const float& in1"), std::string::npos) << source;
+  EXPECT_NE(source.find("const float& x = in0;"), std::string::npos);
+  EXPECT_NE(source.find("const float& y = in1;"), std::string::npos);
+  EXPECT_EQ(source.find("const float& z"), std::string::npos);
+  EXPECT_NE(source.find("#line 1 \"scaled_sum (body)\"\nout = x * 3.5f + y * y;\n"), std::string::npos) << source;
+  EXPECT_NE(source.find("extern \"C\" __global__ void scaled_sum__c4_i32("), std::string::npos);
+  EXPECT_EQ(source.find("cuda_fp16.h"), std::string::npos) << "no half header unless half is used";
+  // The #line after the body restores the real numbering.
+  const auto restore = source.find("#line ", source.find("(body)"));
+  const auto restored_line = std::stoi(source.substr(restore + 6));
+  const auto physical_next =
+      2 + std::count(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(restore), '\n');
+  EXPECT_EQ(restored_line, physical_next);
+
+  jd::elementwise_plan s;
+  s.contiguous = false;
+  s.index64 = true;
+  s.shape = {3, 4};
+  const std::string strided =
+      jd::elementwise_source("out = x", "copy_half", {nd::dtype::float16, {nd::dtype::float16}}, s);
+  EXPECT_NE(strided.find("#include <cuda_fp16.h>"), std::string::npos);
+  EXPECT_NE(
+      strided.find("copy_half__s2_i64(__half* out, const __half* in0, ndcuda::strided_indexer<2, 2, long long> index)"),
+      std::string::npos)
+      << strided;
+}
