@@ -8,23 +8,10 @@
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/enumeration.hpp>
 
-#include "device/driver_api.hpp"
+#include "support/contexts.hpp"
 #include "support/gpu.hpp"
 
 namespace nd = ndcuda;
-
-namespace {
-
-bool primary_context_active(int index) {
-  CUdevice handle{};
-  NDCUDA_DRIVER_CHECK(nd::detail::driver().device_get(&handle, index));
-  unsigned flags = 0;
-  int active = 0;
-  NDCUDA_DRIVER_CHECK(nd::detail::driver().primary_ctx_get_state(handle, &flags, &active));
-  return active != 0;
-}
-
-}  // namespace
 
 TEST(Device, OutOfRangeOrdinalIsAClearError) {
   // Runs with and without a GPU: either the driver is missing or the ordinal does not exist.
@@ -88,7 +75,7 @@ TEST(Device, InspectingCreatesNoContext) {
     }
   }
   for (int i = 0; i < count; ++i) {
-    EXPECT_FALSE(primary_context_active(i)) << "device " << i << " got a context from a mere query";
+    EXPECT_FALSE(nd::testing::primary_context_active(i)) << "device " << i << " got a context from a mere query";
   }
 }
 
@@ -105,9 +92,9 @@ TEST(Device, GuardSwitchesAndRestoresWithoutTouchingOtherDevices) {
     EXPECT_EQ(attributes.device, last);
     ASSERT_EQ(cudaFree(p), cudaSuccess);
   }
-  EXPECT_TRUE(primary_context_active(last));
+  EXPECT_TRUE(nd::testing::primary_context_active(last));
   for (int i = 0; i < last; ++i) {
-    EXPECT_FALSE(primary_context_active(i)) << "device_guard(" << last << ") touched device " << i;
+    EXPECT_FALSE(nd::testing::primary_context_active(i)) << "device_guard(" << last << ") touched device " << i;
   }
 }
 

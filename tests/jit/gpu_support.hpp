@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "device/driver_api.hpp"
+#include "support/contexts.hpp"
 
 namespace ndcuda::testing {
 
@@ -53,16 +54,6 @@ class device_buffer {
   std::size_t count_;
   void* data_ = nullptr;
 };
-
-/// Whether `index`'s primary context exists, asked through the driver (asking creates nothing).
-inline bool primary_context_active(int index) {
-  CUdevice handle{};
-  NDCUDA_DRIVER_CHECK(detail::driver().device_get(&handle, index));
-  unsigned flags = 0;
-  int active = 0;
-  NDCUDA_DRIVER_CHECK(detail::driver().primary_ctx_get_state(handle, &flags, &active));
-  return active != 0;
-}
 
 /// The module loading mode the driver settled on (CUDA_MODULE_LOADING, read at initialisation).
 inline CUmoduleLoadingMode loading_mode() {

@@ -5,24 +5,11 @@
 #include <ndcuda/ndcuda.hpp>
 #include <vector>
 
-#include "device/driver_api.hpp"
+#include "support/contexts.hpp"
 #include "support/cuda_buffers.hpp"
 #include "support/gpu.hpp"
 
 namespace nd = ndcuda;
-
-namespace {
-
-bool primary_context_active(int index) {
-  CUdevice handle{};
-  NDCUDA_DRIVER_CHECK(nd::detail::driver().device_get(&handle, index));
-  unsigned flags = 0;
-  int active = 0;
-  NDCUDA_DRIVER_CHECK(nd::detail::driver().primary_ctx_get_state(handle, &flags, &active));
-  return active != 0;
-}
-
-}  // namespace
 
 TEST(MemoryIsolation, WorkingOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu) {
   NDCUDA_REQUIRE_GPUS(2);
@@ -52,8 +39,9 @@ TEST(MemoryIsolation, WorkingOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu) {
     nd::device_guard guard(target);
     s.synchronize();
   }
-  EXPECT_TRUE(primary_context_active(target));
+  EXPECT_TRUE(nd::testing::primary_context_active(target));
   for (int i = 0; i < target; ++i) {
-    EXPECT_FALSE(primary_context_active(i)) << "memory work on device " << target << " created a context on " << i;
+    EXPECT_FALSE(nd::testing::primary_context_active(i))
+        << "memory work on device " << target << " created a context on " << i;
   }
 }
