@@ -1,0 +1,44 @@
+// The device-side primitives arrays are built from: a refcounted allocation and the few kernels
+// (strided copy/cast, fill, index-generated values) that creation and views need. Builds on
+// memory/ (resources) and jit/ (elementwise and raw kernels); typed wrappers live in ndarray.hpp.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <ndcuda/core/dtype.hpp>
+#include <ndcuda/core/shape.hpp>
+#include <ndcuda/device/stream.hpp>
+#include <span>
+
+namespace ndcuda::detail {
+
+/// Allocates `bytes` from default_resource(s.device()) on `s`. The returned owner gives the memory
+/// back to that same resource, on `s`, when the last array (or owner copy) using it goes: stream
+/// ordering makes this safe for work queued on `s`; work on other streams must be ordered before
+/// the last reference is dropped (as in CuPy).
+[[nodiscard]] std::shared_ptr<const void> allocate_buffer(std::size_t bytes, const stream& s, void** data);
+
+/// dst (of `dst_type`, shape `shape`, strides `dst_strides`) = cast(src) elementwise on `s`; src
+/// broadcasts to `shape`. Strides in elements; empty strides mean C-contiguous.
+void copy_cast(dtype dst_type, void* dst, std::span<const index_t> shape, std::span<const index_t> dst_strides,
+               dtype src_type, const void* src, std::span<const index_t> src_shape,
+               std::span<const index_t> src_strides, const stream& s);
+
+/// Writes the `itemsize`-byte pattern `value` to n elements, `stride` elements apart.
+void fill_pattern(void* dst, std::size_t itemsize, const void* value, index_t n, index_t stride, const stream& s);
+
+/// out[i] = start + i * step in double; with `last` set, out[n - 1] = *last (linspace's endpoint);
+/// `floor` rounds each value down (linspace into an integer type, as NumPy 2 does).
+void sequence_f64(double* out, double start, double step, index_t n, const double* last, bool floor, const stream& s);
+/// out[i] = start + i * step in int64 (arange of integers, exact beyond 2^53).
+void sequence_i64(std::int64_t* out, std::int64_t start, std::int64_t step, index_t n, const stream& s);
+
+/// Blocks the host until `s` has run its work, refusing (capture_error) while `s` is capturing;
+/// `what` names the operation in the message.
+void synchronize_for(const stream& s, const char* what);
+
+/// Orders work queued later on `later` after the work queued so far on `earlier` (an event), when
+/// they differ.
+void order_after(const stream& later, const stream& earlier);
+
+}  // namespace ndcuda::detail
