@@ -2,6 +2,11 @@
 // ndcuda::ndcuda; no nvcc is needed in user code.
 #pragma once
 
+#include <ndcuda/array/creation.hpp>
+#include <ndcuda/array/format.hpp>
+#include <ndcuda/array/ndarray.hpp>
+#include <ndcuda/array/storage.hpp>
+#include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>

@@ -193,4 +193,16 @@ void order_after(const stream& later, const stream& earlier) {
   later.wait(e);
 }
 
+void compile_array_kernels(compute_capability cc, dtype via) {
+  for (std::size_t size : {1, 2, 4, 8, 16}) {
+    fill_kernel(size).compile(cc);
+  }
+  raw_kernel(sequence_source, "ndcuda_sequence_f64").compile(cc);
+  raw_kernel(sequence_source, "ndcuda_sequence_i64").compile(cc);
+  for (dtype t : all_dtypes) {
+    jit::detail::compile_elementwise(cast_state(t, via), cc);
+    jit::detail::compile_elementwise(cast_state(via, t), cc);
+  }
+}
+
 }  // namespace ndcuda::detail

@@ -7,6 +7,7 @@
 #include <memory>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
+#include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <span>
 
@@ -40,5 +41,9 @@ void synchronize_for(const stream& s, const char* what);
 /// Orders work queued later on `later` after the work queued so far on `earlier` (an event), when
 /// they differ.
 void order_after(const stream& later, const stream& earlier);
+
+/// Compiles the fill and sequence kernels, and the astype kernels between `via` and every dtype
+/// (both ways), for `cc` without a device: lets CI check the generated sources with NVRTC alone.
+void compile_array_kernels(compute_capability cc, dtype via = dtype::float64);
 
 }  // namespace ndcuda::detail

@@ -1,0 +1,276 @@
+// ndarray<T>: a strided, refcounted view of device memory with NumPy's reference semantics, its
+// views (indexing, reshape, transpose, broadcast) and host I/O. Builds on array/view_math.hpp
+// (layout rules), array/storage.hpp (allocation, copy kernels) and memory/transfer.hpp.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <ndcuda/array/format.hpp>
+#include <ndcuda/array/storage.hpp>
+#include <ndcuda/array/view_math.hpp>
+#include <ndcuda/core/dtype.hpp>
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/device/stream.hpp>
+#include <ndcuda/memory/transfer.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace ndcuda {
+
+namespace detail {
+template <class I>
+index_item to_index_item(const I& i) {
+  if constexpr (std::is_integral_v<I>) {
+    return index_item(static_cast<index_t>(i));
+  } else {
+    return index_item(i);
+  }
+}
+}  // namespace detail
+
+/// An n-dimensional array of E in device memory. Copies share the data (like NumPy and CuPy
+/// arrays); copy() makes a deep one. Strides are in elements and may be zero or negative. All work
+/// on it is ordered on stream(), the stream it was created on. (The template parameter is E rather
+/// than T only because the member T() transposes.)
+template <array_element E>
+class ndarray {
+ public:
+  using value_type = E;
+
+  /// The low-level constructor: `base` is the buffer's start, `layout` is relative to it in
+  /// elements, `owner` keeps the memory alive (may be null for memory kept alive elsewhere).
+  ndarray(std::shared_ptr<const void> owner, E* base, view_layout layout, int device, ndcuda::stream s)
+      : owner_(std::move(owner)), base_(base), layout_(std::move(layout)), device_(device), stream_(std::move(s)) {
+    if (layout_.strides.size() != layout_.shape.size()) {
+      throw shape_error("ndarray: " + std::to_string(layout_.strides.size()) + " strides given for a shape of " +
+                        std::to_string(layout_.shape.size()) + " dimensions");
+    }
+  }
+
+  [[nodiscard]] const shape_t& shape() const noexcept { return layout_.shape; }
+  [[nodiscard]] const strides_t& strides() const noexcept { return layout_.strides; }
+  [[nodiscard]] index_t offset() const noexcept { return layout_.offset; }
+  [[nodiscard]] const view_layout& layout() const noexcept { return layout_; }
+  [[nodiscard]] int ndim() const noexcept { return static_cast<int>(layout_.shape.size()); }
+  [[nodiscard]] index_t size() const noexcept {
+    index_t n = 1;
+    for (index_t d : layout_.shape) {
+      n *= d;
+    }
+    return n;
+  }
+  [[nodiscard]] std::size_t nbytes() const noexcept { return static_cast<std::size_t>(size()) * sizeof(E); }
+  [[nodiscard]] static constexpr dtype type() noexcept { return dtype_of<E>; }
+  /// The first element (base + offset).
+  [[nodiscard]] E* data() const noexcept { return base_ + layout_.offset; }
+  [[nodiscard]] int device() const noexcept { return device_; }
+  [[nodiscard]] const ndcuda::stream& stream() const noexcept { return stream_; }
+  [[nodiscard]] bool is_contiguous() const noexcept {
+    // is_c_contiguous throws nothing for well-formed layouts; keep noexcept honest.
+    try {
+      return is_c_contiguous(layout_.shape, layout_.strides);
+    } catch (...) {
+      return false;
+    }
+  }
+  [[nodiscard]] std::shared_ptr<const void> owner() const noexcept { return owner_; }
+
+  // ---- views ------------------------------------------------------------------------------------
+
+  /// NumPy's basic indexing: integers, nd::slice, nd::all, nd::newaxis, nd::ellipsis. Always a view
+  /// (an all-integer index gives a 0-d view; item() reads it).
+  template <class... I>
+  [[nodiscard]] ndarray operator()(const I&... index) const {
+    const std::vector<index_item> items = {detail::to_index_item(index)...};
+    return view(apply_index(layout_, items));
+  }
+  [[nodiscard]] ndarray index(std::span<const index_item> items) const { return view(apply_index(layout_, items)); }
+
+  /// A view when the strides allow one (NumPy's rule), else a C-contiguous copy. One extent may be -1.
+  [[nodiscard]] ndarray reshape(const shape_t& shape) const {
+    const shape_t resolved = resolve_reshape(size(), shape);
+    if (auto strides = reshape_strides(layout_, resolved)) {
+      return view({resolved, *strides, layout_.offset});
+    }
+    return copy().reshape(resolved);
+  }
+  [[nodiscard]] ndarray transpose() const { return view(transpose_layout(layout_)); }
+  [[nodiscard]] ndarray transpose(const std::vector<index_t>& axes) const {
+    return view(transpose_layout(layout_, axes));
+  }
+  [[nodiscard]] ndarray T() const { return transpose(); }
+  [[nodiscard]] ndarray swapaxes(index_t a, index_t b) const { return view(swapaxes_layout(layout_, a, b)); }
+  [[nodiscard]] ndarray squeeze() const { return view(squeeze_layout(layout_)); }
+  [[nodiscard]] ndarray squeeze(const std::vector<index_t>& axes) const { return view(squeeze_layout(layout_, axes)); }
+  [[nodiscard]] ndarray expand_dims(const std::vector<index_t>& axes) const {
+    return view(expand_dims_layout(layout_, axes));
+  }
+  /// A read-only-in-spirit view with zero strides: writing through it writes one element many times.
+  [[nodiscard]] ndarray broadcast_to(const shape_t& shape) const { return view(broadcast_layout(layout_, shape)); }
+  /// 1-d: a view when contiguous, else a copy.
+  [[nodiscard]] ndarray ravel() const { return reshape({-1}); }
+  /// 1-d copy, always.
+  [[nodiscard]] ndarray flatten() const { return copy().reshape({-1}); }
+
+  // ---- copies -----------------------------------------------------------------------------------
+
+  /// A deep, C-contiguous copy on the same stream and device.
+  [[nodiscard]] ndarray copy() const { return astype<E>(); }
+
+  /// A C-contiguous copy converted to U as NumPy's astype: float to integer truncates toward zero,
+  /// anything to bool is `!= 0`, complex to real drops the imaginary part.
+  template <array_element U>
+  [[nodiscard]] ndarray<std::remove_cv_t<U>> astype() const {
+    using out_t = std::remove_cv_t<U>;
+    void* p = nullptr;
+    auto owner = detail::allocate_buffer(nbytes() / sizeof(E) * sizeof(out_t), stream_, &p);
+    detail::copy_cast(dtype_of<out_t>, p, layout_.shape, {}, dtype_of<E>, data(), layout_.shape, layout_.strides,
+                      stream_);
+    return ndarray<out_t>(std::move(owner), static_cast<out_t*>(p), contiguous_layout(layout_.shape), device_, stream_);
+  }
+
+  // ---- host I/O ---------------------------------------------------------------------------------
+
+  /// The elements in C order, whatever the strides. Waits for the stream (capture_error while it
+  /// is capturing a graph).
+  [[nodiscard]] std::vector<E> to_host() const {
+    std::vector<E> out(static_cast<std::size_t>(size()));
+    if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
+      // std::vector<bool> packs bits: read into bytes, then unpack.
+      std::unique_ptr<bool[]> bytes(new bool[out.size() + 1]);
+      read_into(bytes.get());
+      std::copy(bytes.get(), bytes.get() + out.size(), out.begin());
+    } else {
+      read_into(out.data());
+    }
+    return out;
+  }
+
+  /// Copies the elements, in C order, to `dst` (size() elements) ordered on `s` after this array's
+  /// stream. Asynchronous into pinned memory: `dst` must stay valid until `s` has run the copy.
+  /// Into pageable memory it returns once the data is there, and throws capture_error during capture.
+  void copy_to_host(E* dst, const ndcuda::stream& s) const {
+    if (size() == 0) {
+      return;
+    }
+    detail::order_after(s, stream_);
+    if (is_contiguous()) {
+      ndcuda::copy_to_host(dst, data(), nbytes(), s);
+    } else {
+      // The temporary is released on `s` after the copy, which stream ordering makes safe.
+      const ndarray dense = on_stream(s).copy();
+      ndcuda::copy_to_host(dst, dense.data(), nbytes(), s);
+    }
+  }
+  void copy_to_host(E* dst) const { copy_to_host(dst, stream_); }
+
+  /// The one element of a size-1 array, on the host (waits for the stream).
+  [[nodiscard]] E item() const {
+    if (size() != 1) {
+      throw shape_error("can only convert an array of size 1 to a C++ scalar (this array has shape " +
+                        format_shape(layout_.shape) + ")");
+    }
+    E value{};
+    read_into(&value);
+    return value;
+  }
+
+  /// The same data ordered on another stream (of the same device); later operations on the result
+  /// run on `s`. The caller orders `s` after this array's pending work (order_after does it).
+  [[nodiscard]] ndarray on_stream(const ndcuda::stream& s) const { return ndarray(owner_, base_, layout_, device_, s); }
+
+ private:
+  [[nodiscard]] ndarray view(view_layout layout) const {
+    return ndarray(owner_, base_, std::move(layout), device_, stream_);
+  }
+
+  void read_into(E* dst) const {
+    if (size() == 0) {
+      return;
+    }
+    const ndarray dense = is_contiguous() ? *this : copy();
+    ndcuda::copy_to_host(dst, dense.data(), nbytes(), stream_);
+    detail::synchronize_for(stream_, "to_host()/item()");
+  }
+
+  std::shared_ptr<const void> owner_;
+  E* base_;
+  view_layout layout_;
+  int device_;
+  ndcuda::stream stream_;
+};
+
+/// NumPy's repr: array([[1., 2.],\n       [3., 4.]], dtype=float32). Reads the data back (waits).
+template <array_element E>
+std::ostream& operator<<(std::ostream& os, const ndarray<E>& a) {
+  const std::vector<E> host = a.to_host();
+  if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
+    std::unique_ptr<bool[]> bytes(new bool[host.size() + 1]);
+    std::copy(host.begin(), host.end(), bytes.get());
+    return os << array_repr<bool>(std::span<const bool>(bytes.get(), host.size()), a.shape());
+  } else {
+    return os << array_repr<E>(std::span<const E>(host.data(), host.size()), a.shape());
+  }
+}
+
+/// A view of device memory ndcuda did not allocate (DLPack, CuPy, your own cudaMalloc). `owner`
+/// (may be null) is kept alive by the array and its views; `strides` in elements, empty for C
+/// order; the stream defaults to default_stream(device).
+template <array_element E>
+ndarray<E> from_device(E* data, shape_t shape, std::shared_ptr<const void> owner, int device, strides_t strides = {},
+                       std::optional<stream> s = std::nullopt) {
+  view_layout layout{std::move(shape), std::move(strides), 0};
+  if (layout.strides.empty()) {
+    layout.strides = c_strides(layout.shape);
+  }
+  (void)shape_size(layout.shape);  // rejects negative extents
+  return ndarray<E>(std::move(owner), data, std::move(layout), device, s ? *s : default_stream(device));
+}
+
+/// Free-function spellings, as in NumPy.
+template <array_element E>
+ndarray<E> ascontiguousarray(const ndarray<E>& a) {
+  return a.is_contiguous() ? a : a.copy();
+}
+template <array_element E>
+ndarray<E> reshape(const ndarray<E>& a, const shape_t& shape) {
+  return a.reshape(shape);
+}
+template <array_element E>
+ndarray<E> transpose(const ndarray<E>& a) {
+  return a.transpose();
+}
+template <array_element E>
+ndarray<E> transpose(const ndarray<E>& a, const std::vector<index_t>& axes) {
+  return a.transpose(axes);
+}
+template <array_element E>
+ndarray<E> swapaxes(const ndarray<E>& a, index_t x, index_t y) {
+  return a.swapaxes(x, y);
+}
+template <array_element E>
+ndarray<E> squeeze(const ndarray<E>& a) {
+  return a.squeeze();
+}
+template <array_element E>
+ndarray<E> squeeze(const ndarray<E>& a, const std::vector<index_t>& axes) {
+  return a.squeeze(axes);
+}
+template <array_element E>
+ndarray<E> expand_dims(const ndarray<E>& a, const std::vector<index_t>& axes) {
+  return a.expand_dims(axes);
+}
+template <array_element E>
+ndarray<E> broadcast_to(const ndarray<E>& a, const shape_t& shape) {
+  return a.broadcast_to(shape);
+}
+template <array_element E>
+ndarray<E> ravel(const ndarray<E>& a) {
+  return a.ravel();
+}
+
+}  // namespace ndcuda
