@@ -2,6 +2,7 @@
 // Without a GPU it prints one line, "no CUDA device available: <why>", and exits with status 2.
 #include <iostream>
 #include <ndcuda/ndcuda.hpp>
+#include <vector>
 
 namespace nd = ndcuda;
 
@@ -30,6 +31,13 @@ int main() {
     stop.synchronize();
     std::cout << "stream on device " << s.device() << ", empty interval " << nd::elapsed_ms(start, stop)
               << " ms, heap limit " << (nd::get_limit(nd::limit::malloc_heap_size) >> 20) << " MiB\n";
+
+    // Arrays: created on the device, viewed without copies, read back to the host.
+    const auto a = nd::arange<float>(12, s).reshape({3, 4});
+    const auto every_other = a(nd::all, nd::slice(nd::none, nd::none, 2));  // NumPy a[:, ::2], a view
+    std::cout << a << "\n" << every_other.T() << "\n";
+    const std::vector<float> back = nd::asarray(a.to_host(), {12}, s).to_host();
+    std::cout << "round trip of " << back.size() << " floats, last " << back.back() << "\n";
     return 0;
   } catch (const nd::device_error& e) {
     std::cerr << e.what() << "\n";
