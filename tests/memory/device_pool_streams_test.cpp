@@ -203,6 +203,7 @@ TEST(DevicePool, FourThreadsChurnWithoutOverlapOrLeak) {
   std::map<std::uintptr_t, std::size_t> live_ranges;  // every allocation in use, to detect overlap
   std::atomic<bool> overlap{false};
   std::atomic<std::uint64_t> total{0};
+  std::atomic<std::uint64_t> refused{0};
   const std::uint64_t seed = nd::testing::rng()();
   auto worker = [&](int id) {
     std::mt19937_64 rng(seed + static_cast<std::uint64_t>(id));
@@ -211,7 +212,15 @@ TEST(DevicePool, FourThreadsChurnWithoutOverlapOrLeak) {
       const nd::stream& s = streams[static_cast<std::size_t>(id)];
       if (mine.size() < 64 && (mine.empty() || rng() % 2 == 0)) {
         const std::size_t n = 1 + rng() % (rng() % 8 == 0 ? 8 * MiB : 64 * KiB);
-        void* p = sim->allocate(n, s);
+        void* p = nullptr;
+        try {
+          p = sim->allocate(n, s);
+        } catch (const nd::out_of_memory&) {
+          // Up to 256 live blocks of mixed sizes can fragment the chunks so that no hole fits a
+          // large request under the limit; that is an honest answer, but it must stay rare.
+          ++refused;
+          continue;
+        }
         const auto at = reinterpret_cast<std::uintptr_t>(p);
         {
           std::lock_guard lock(live_mutex);
@@ -257,6 +266,7 @@ TEST(DevicePool, FourThreadsChurnWithoutOverlapOrLeak) {
     t.join();
   }
   EXPECT_FALSE(overlap) << "two live allocations overlapped";
+  EXPECT_LT(refused.load() * 200, total.load()) << refused.load() << " of " << total.load() << " refused";
   sim.expect_valid();
   nd::memory_stats st = sim->stats();
   EXPECT_EQ(st.used_bytes, 0U);
