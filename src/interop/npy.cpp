@@ -8,6 +8,8 @@
 #include <ndcuda/interop/npy.hpp>
 #include <system_error>
 
+#include "interop/type_names.hpp"
+
 namespace ndcuda {
 namespace {
 
@@ -17,43 +19,6 @@ constexpr std::size_t growth_axis_max_digits = 21;
 
 std::string quoted(const std::filesystem::path& path) {
   return "'" + path.string() + "'";
-}
-
-// How ndcuda calls the C++ type of a dtype in messages, so a user can paste it into load_npy<...>.
-std::string_view cpp_type_name(dtype t) noexcept {
-  switch (t) {
-    case dtype::bool_:
-      return "bool";
-    case dtype::int8:
-      return "std::int8_t";
-    case dtype::int16:
-      return "std::int16_t";
-    case dtype::int32:
-      return "std::int32_t";
-    case dtype::int64:
-      return "std::int64_t";
-    case dtype::uint8:
-      return "std::uint8_t";
-    case dtype::uint16:
-      return "std::uint16_t";
-    case dtype::uint32:
-      return "std::uint32_t";
-    case dtype::uint64:
-      return "std::uint64_t";
-    case dtype::float16:
-      return "__half";
-    case dtype::bfloat16:
-      return "__nv_bfloat16";
-    case dtype::float32:
-      return "float";
-    case dtype::float64:
-      return "double";
-    case dtype::complex64:
-      return "std::complex<float>";
-    case dtype::complex128:
-      return "std::complex<double>";
-  }
-  return "<invalid dtype>";
 }
 
 // A cursor over a Python literal dict: just enough of the grammar that ast.literal_eval accepts
@@ -443,9 +408,9 @@ std::vector<std::byte> npy_fortran_to_c_order(std::span<const std::byte> data, s
 
 std::string npy_dtype_mismatch_message(const std::filesystem::path& path, dtype held, dtype asked) {
   const std::string held_name(name(held));
-  return quoted(path) + " holds " + held_name + ", load_npy<" + std::string(cpp_type_name(asked)) + "> asked for " +
-         std::string(name(asked)) + "; load it with load_npy<" + std::string(cpp_type_name(held)) +
-         "> or convert the array in NumPy with astype before saving";
+  return quoted(path) + " holds " + held_name + ", load_npy<" + std::string(detail::cpp_type_name(asked)) +
+         "> asked for " + std::string(name(asked)) + "; load it with load_npy<" +
+         std::string(detail::cpp_type_name(held)) + "> or convert the array in NumPy with astype before saving";
 }
 
 }  // namespace ndcuda
