@@ -62,6 +62,11 @@ def main():
     arr = np.load(OUT / "version2_f4.npy")
     (OUT / "version2_f4.raw").write_bytes(arr.tobytes())
     manifest.append("version2_f4,<f4,2,0")
+    # Version 3.0 (UTF-8 header): np.save picks it only for non-Latin-1 field names.
+    with open(OUT / "version3_i2.npy", "wb") as f:
+        np.lib.format.write_array(f, random_array("int16", (3,)), version=(3, 0))
+    (OUT / "version3_i2.raw").write_bytes(np.load(OUT / "version3_i2.npy").tobytes())
+    manifest.append("version3_i2,<i2,3,0")
     (OUT / "manifest.csv").write_text("\n".join(manifest) + "\n")
 
 

@@ -173,7 +173,7 @@ TEST(NpyHeader, ParserAcceptsOtherWritersSpelling) {
 
 TEST(NpyRead, EveryFileNumPyWroteMatchesItsRawBytes) {
   const auto rows = manifest();
-  ASSERT_GE(rows.size(), 21u);
+  ASSERT_GE(rows.size(), 22u);
   for (const auto& row : rows) {
     SCOPED_TRACE(row.name);
     const nd::npy_file file = nd::read_npy(data_dir / (row.name + ".npy"));
@@ -190,7 +190,7 @@ TEST(NpyRead, EveryFileNumPyWroteMatchesItsRawBytes) {
 
 TEST_F(Npy, WritesByteIdenticalToNpSave) {
   for (const auto& row : manifest()) {
-    if (nd::parse_npy_descr(row.descr).big_endian || row.name.starts_with("version2")) {
+    if (nd::parse_npy_descr(row.descr).big_endian || row.name.starts_with("version")) {
       continue;  // ndcuda writes little-endian, version 1.0 when it fits, as np.save of a native array does
     }
     SCOPED_TRACE(row.name);
