@@ -17,6 +17,7 @@
 #include <ndcuda/device/limits.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/device/visible_devices.hpp>
+#include <ndcuda/interop/npy.hpp>
 #include <ndcuda/jit/cache.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <ndcuda/jit/launch.hpp>

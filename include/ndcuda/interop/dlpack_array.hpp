@@ -1,0 +1,57 @@
+// to_dlpack/from_dlpack: share an ndarray's GPU memory with PyTorch, CuPy, JAX and other DLPack
+// users without a copy. Builds on interop/dlpack.hpp and array/ (ndarray, from_device).
+#pragma once
+
+#include <ndcuda/array/creation.hpp>
+#include <ndcuda/array/ndarray.hpp>
+#include <ndcuda/interop/dlpack.hpp>
+#include <optional>
+#include <type_traits>
+
+namespace ndcuda {
+
+/// A DLManagedTensor viewing `a`'s memory (shape, strides and device as they are, views included).
+/// It keeps the memory alive until the consumer calls its deleter, once. No synchronisation: work
+/// queued on a.stream() may still be running, so the consumer orders its work after that stream
+/// (a.stream().synchronize(), or an event it waits on), as DLPack's C interface leaves to the caller.
+template <array_element T>
+[[nodiscard]] DLManagedTensor* to_dlpack(const ndarray<T>& a) {
+  // data is the first element and byte_offset 0, as PyTorch and CuPy export: views do not know
+  // their allocation's base, and consumers handle both forms.
+  return make_dl_managed_tensor(
+      {const_cast<std::remove_cv_t<T>*>(a.data()), 0, a.shape(), a.strides(), dtype_of<T>, a.device(), a.owner()});
+}
+
+#if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
+/// The versioned form (DLPack >= 1.0), for consumers that ask for it.
+template <array_element T>
+[[nodiscard]] DLManagedTensorVersioned* to_dlpack_versioned(const ndarray<T>& a) {
+  return make_dl_managed_tensor_versioned(
+      {const_cast<std::remove_cv_t<T>*>(a.data()), 0, a.shape(), a.strides(), dtype_of<T>, a.device(), a.owner()});
+}
+#endif
+
+/// An ndarray<T> viewing a DLPack tensor's memory without a copy; the tensor's deleter runs once,
+/// when the last array sharing the memory goes. The tensor must hold T on a CUDA device (see
+/// import_dl_managed_tensor); when it is refused, dlpack_error is thrown and the tensor stays the
+/// caller's. `s` orders later work; the producer's pending work must be finished or ordered before
+/// it, as with any DLPack exchange.
+template <array_element T>
+[[nodiscard]] ndarray<std::remove_cv_t<T>> from_dlpack(DLManagedTensor* t, std::optional<stream> s = {}) {
+  using value_type = std::remove_cv_t<T>;
+  dlpack_import in = import_dl_managed_tensor(t, dtype_of<T>);
+  return from_device<value_type>(static_cast<value_type*>(in.data), std::move(in.shape), std::move(in.owner), in.device,
+                                 std::move(in.strides), std::move(s));
+}
+
+#if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
+template <array_element T>
+[[nodiscard]] ndarray<std::remove_cv_t<T>> from_dlpack(DLManagedTensorVersioned* t, std::optional<stream> s = {}) {
+  using value_type = std::remove_cv_t<T>;
+  dlpack_import in = import_dl_managed_tensor(t, dtype_of<T>);
+  return from_device<value_type>(static_cast<value_type*>(in.data), std::move(in.shape), std::move(in.owner), in.device,
+                                 std::move(in.strides), std::move(s));
+}
+#endif
+
+}  // namespace ndcuda

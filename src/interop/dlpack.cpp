@@ -1,0 +1,223 @@
+// DLPack export and import: the only place that allocates or frees DLPack structs.
+#include <cstdint>
+#include <ndcuda/interop/dlpack.hpp>
+#include <string>
+#include <utility>
+
+#include "interop/type_names.hpp"
+
+namespace ndcuda {
+namespace {
+
+// A complex number is aligned like one of its halves; everything else like itself.
+std::size_t element_alignment(dtype t) noexcept {
+  return is_complex(t) ? itemsize(t) / 2 : itemsize(t);
+}
+
+// The storage behind an exported tensor: one allocation whose address is manager_ctx, so the
+// deleter frees shape, strides and the tensor struct together and then releases the owner.
+template <class Managed>
+struct export_holder {
+  Managed managed{};
+  shape_t shape;
+  strides_t strides;
+  std::shared_ptr<const void> owner;
+};
+
+template <class Managed>
+void delete_holder(Managed* self) {
+  if (self != nullptr) {
+    delete static_cast<export_holder<Managed>*>(self->manager_ctx);
+  }
+}
+
+template <class Managed>
+Managed* make_managed(dlpack_export e) {
+  if (e.strides.empty()) {
+    e.strides = c_strides(e.shape);
+  }
+  if (e.strides.size() != e.shape.size()) {
+    throw dlpack_error("DLPack export: " + std::to_string(e.strides.size()) + " strides for shape " +
+                       format_shape(e.shape) + "; give one stride per dimension, or none for C order");
+  }
+  (void)shape_size(e.shape);  // rejects negative extents and overflow before anything is handed out
+  auto holder = std::make_unique<export_holder<Managed>>();
+  holder->shape = std::move(e.shape);
+  holder->strides = std::move(e.strides);
+  holder->owner = std::move(e.owner);
+  DLTensor& t = holder->managed.dl_tensor;
+  t.data = e.data;
+  t.device = to_dl_device(e.device);
+  t.ndim = static_cast<std::int32_t>(holder->shape.size());
+  t.dtype = to_dl_dtype(e.type);
+  t.shape = holder->shape.data();
+  t.strides = holder->strides.data();
+  t.byte_offset = e.byte_offset;
+  holder->managed.manager_ctx = holder.get();
+  holder->managed.deleter = &delete_holder<Managed>;
+  return &holder.release()->managed;
+}
+
+[[noreturn]] void refuse(const std::string& what) {
+  throw dlpack_error("cannot import the DLPack tensor: " + what);
+}
+
+// Checks everything an ndarray relies on, before anything is allocated or consumed.
+dlpack_import check_tensor(const DLTensor& t, dtype expected) {
+  const DLDataType dt = t.dtype;
+  if (dt.lanes != 1) {
+    refuse("it holds " + format_dl_dtype(dt) + ", a vector type; ndcuda arrays hold one value per element");
+  }
+  const std::optional<dtype> held = from_dl_dtype(dt);
+  if (!held) {
+    refuse("it holds " + format_dl_dtype(dt) + ", which no ndcuda dtype matches");
+  }
+  if (*held != expected) {
+    refuse("it holds " + std::string(name(*held)) + " but " + std::string(name(expected)) +
+           " was asked for; import it as from_dlpack<" + std::string(detail::cpp_type_name(*held)) +
+           ">, or convert it in the producer first");
+  }
+  switch (t.device.device_type) {
+    case kDLCUDA:
+    case kDLCUDAManaged:
+    case kDLCUDAHost:
+      break;
+    case kDLCPU:
+      refuse(
+          "it lives in host memory (kDLCPU) and ndcuda arrays live on a CUDA device; copy it with "
+          "asarray(std::span) instead, or export it from the producer's CUDA device");
+    default:
+      refuse("its memory is on DLPack device type " + std::to_string(static_cast<int>(t.device.device_type)) +
+             ", not CUDA (kDLCUDA, kDLCUDAManaged or kDLCUDAHost)");
+  }
+  if (t.device.device_id < 0) {
+    refuse("its device id is " + std::to_string(t.device.device_id));
+  }
+  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) {
+    refuse("it has " + std::to_string(t.ndim) + " dimensions and " + (t.shape ? "a" : "no") + " shape");
+  }
+  dlpack_import out;
+  out.type = *held;
+  out.device_type = t.device.device_type;
+  out.device = t.device.device_id;
+  out.shape.assign(t.shape, t.shape + t.ndim);
+  for (index_t extent : out.shape) {
+    if (extent < 0) {
+      refuse("its shape " + format_shape(out.shape) + " has a negative extent");
+    }
+  }
+  // NULL strides meant C order before DLPack 1.0 (PyTorch still sends them for contiguous tensors).
+  out.strides = t.strides != nullptr ? strides_t(t.strides, t.strides + t.ndim) : c_strides(out.shape);
+  const index_t size = shape_size(out.shape);
+  if (t.data == nullptr && size != 0) {
+    refuse("its data pointer is NULL but its shape " + format_shape(out.shape) + " has elements");
+  }
+  const auto first = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
+  if (size != 0 && first % element_alignment(*held) != 0) {
+    refuse("its first element (data + byte_offset " + std::to_string(t.byte_offset) + ") is not aligned to " +
+           std::to_string(element_alignment(*held)) + " bytes, as " + std::string(name(*held)) + " needs");
+  }
+  out.data = static_cast<char*>(t.data) + t.byte_offset;
+  return out;
+}
+
+template <class Managed>
+std::shared_ptr<const void> adopt(Managed* t) {
+  // The shared_ptr's deleter runs once, when the last ndarray sharing the memory goes.
+  return std::shared_ptr<const void>(t, [](const void* p) {
+    auto* managed = static_cast<Managed*>(const_cast<void*>(p));
+    if (managed->deleter != nullptr) {
+      managed->deleter(managed);
+    }
+  });
+}
+
+}  // namespace
+
+DLDataType to_dl_dtype(dtype t) noexcept {
+  const auto bits = static_cast<std::uint8_t>(itemsize(t) * 8);
+  std::uint8_t code = kDLFloat;
+  switch (kind(t)) {
+    case dtype_kind::boolean:
+      code = dl_bool_code;
+      break;
+    case dtype_kind::signed_integer:
+      code = kDLInt;
+      break;
+    case dtype_kind::unsigned_integer:
+      code = kDLUInt;
+      break;
+    case dtype_kind::floating:
+      code = t == dtype::bfloat16 ? static_cast<std::uint8_t>(kDLBfloat) : static_cast<std::uint8_t>(kDLFloat);
+      break;
+    case dtype_kind::complex:
+      code = kDLComplex;
+      break;
+  }
+  return DLDataType{code, bits, 1};
+}
+
+std::optional<dtype> from_dl_dtype(DLDataType t) noexcept {
+  if (t.lanes != 1) {
+    return std::nullopt;
+  }
+  for (dtype d : all_dtypes) {
+    const DLDataType candidate = to_dl_dtype(d);
+    if (candidate.code == t.code && candidate.bits == t.bits) {
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string format_dl_dtype(DLDataType t) {
+  if (const auto d = from_dl_dtype(t)) {
+    return std::string(name(*d));
+  }
+  return "type code " + std::to_string(t.code) + " with " + std::to_string(t.bits) + " bits and " +
+         std::to_string(t.lanes) + " lane(s)";
+}
+
+DLDevice to_dl_device(int device) noexcept {
+  return DLDevice{kDLCUDA, device};
+}
+
+DLManagedTensor* make_dl_managed_tensor(dlpack_export e) {
+  return make_managed<DLManagedTensor>(std::move(e));
+}
+
+dlpack_import import_dl_managed_tensor(DLManagedTensor* t, dtype expected) {
+  if (t == nullptr) {
+    refuse("the DLManagedTensor pointer is NULL");
+  }
+  dlpack_import out = check_tensor(t->dl_tensor, expected);
+  out.owner = adopt(t);
+  return out;
+}
+
+#if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
+DLManagedTensorVersioned* make_dl_managed_tensor_versioned(dlpack_export e, bool read_only) {
+  DLManagedTensorVersioned* t = make_managed<DLManagedTensorVersioned>(std::move(e));
+  t->version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  t->flags = read_only ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  return t;
+}
+
+dlpack_import import_dl_managed_tensor(DLManagedTensorVersioned* t, dtype expected) {
+  if (t == nullptr) {
+    refuse("the DLManagedTensorVersioned pointer is NULL");
+  }
+  if (t->version.major != DLPACK_MAJOR_VERSION) {
+    refuse("it is DLPack version " + std::to_string(t->version.major) + "." + std::to_string(t->version.minor) +
+           " and ndcuda was built with " + std::to_string(DLPACK_MAJOR_VERSION) + ".x, whose layout differs");
+  }
+  if ((t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
+    refuse("it is read-only and an ndarray is writable; copy it in the producer first");
+  }
+  dlpack_import out = check_tensor(t->dl_tensor, expected);
+  out.owner = adopt(t);
+  return out;
+}
+#endif
+
+}  // namespace ndcuda

@@ -1,0 +1,173 @@
+// .npy files on the host: reading, writing and the Fortran-order transpose (the header is npy_header.cpp).
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <ndcuda/interop/npy.hpp>
+#include <system_error>
+
+#include "interop/npy_detail.hpp"
+#include "interop/type_names.hpp"
+
+namespace ndcuda {
+namespace {
+
+std::string quoted(const std::filesystem::path& path) {
+  return "'" + path.string() + "'";
+}
+
+std::uint32_t read_le(const unsigned char* p, std::size_t n) noexcept {
+  std::uint32_t v = 0;
+  for (std::size_t i = n; i-- > 0;) {
+    v = (v << 8) | p[i];
+  }
+  return v;
+}
+
+void byte_swap(std::vector<std::byte>& data, std::size_t unit) {
+  if (unit <= 1) {
+    return;
+  }
+  for (std::size_t i = 0; i + unit <= data.size(); i += unit) {
+    std::reverse(data.begin() + static_cast<std::ptrdiff_t>(i), data.begin() + static_cast<std::ptrdiff_t>(i + unit));
+  }
+}
+
+std::string system_message() {
+  return std::error_code(errno, std::generic_category()).message();
+}
+
+}  // namespace
+
+std::size_t npy_data_bytes(const npy_header& header) {
+  const auto count = static_cast<std::size_t>(shape_size(header.shape));
+  const std::size_t item = itemsize(header.type);
+  if (count > std::numeric_limits<std::size_t>::max() / item) {
+    throw io_error("shape " + format_shape(header.shape) + " of " + std::string(name(header.type)) +
+                   " needs more bytes than fit in size_t");
+  }
+  return count * item;
+}
+
+void write_npy_bytes(const std::filesystem::path& path, const npy_header& header, const void* data, std::size_t size) {
+  const std::string preamble = format_npy_preamble(header);
+  const std::size_t expected = npy_data_bytes(header);
+  if (size != expected) {
+    throw io_error("write_npy_bytes(" + quoted(path) + "): got " + std::to_string(size) + " bytes of data but shape " +
+                   format_shape(header.shape) + " " + std::string(name(header.type)) + " needs " +
+                   std::to_string(expected));
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    throw io_error("cannot open " + quoted(path) + " for writing: " + system_message());
+  }
+  out.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
+  if (size != 0) {
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  }
+  out.flush();
+  if (!out) {
+    throw io_error("writing " + quoted(path) + " failed: " + system_message());
+  }
+}
+
+npy_file read_npy(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw io_error("cannot read " + quoted(path) + " as a .npy file: it is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw io_error("cannot open " + quoted(path) + " for reading: " + system_message());
+  }
+  // Read piece by piece, the data straight into its vector: a file of several GB is held once.
+  const auto read_some = [&](void* into, std::size_t n) {
+    in.read(static_cast<char*>(into), static_cast<std::streamsize>(n));
+    if (in.bad()) {
+      throw io_error("reading " + quoted(path) + " failed: " + system_message());
+    }
+    return static_cast<std::size_t>(in.gcount());
+  };
+  std::array<unsigned char, 12> preamble{};
+  const std::size_t got = read_some(preamble.data(), 8);
+  if (got < 8 || std::memcmp(preamble.data(), detail::npy_magic.data(), detail::npy_magic.size()) != 0) {
+    throw io_error(quoted(path) + " is not a .npy file: " +
+                   (got == 0 ? std::string("it is empty") : "it does not start with the magic \\x93NUMPY") +
+                   " (np.save writes .npy files; .npz archives and np.savetxt text are other formats)");
+  }
+  const int major = preamble[6];
+  const int minor = preamble[7];
+  if ((major != 1 && major != 2 && major != 3) || minor != 0) {
+    throw io_error(quoted(path) + " has .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                   "; ndcuda reads versions 1.0, 2.0 and 3.0");
+  }
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  if (read_some(preamble.data() + 8, length_bytes) < length_bytes) {
+    throw io_error(quoted(path) + " is truncated: it ends inside the .npy header length");
+  }
+  const std::size_t dict_len = read_le(preamble.data() + 8, length_bytes);
+  std::string dict(dict_len, '\0');
+  if (const std::size_t held = read_some(dict.data(), dict_len); held < dict_len) {
+    throw io_error(quoted(path) + " is truncated: its .npy header says " + std::to_string(dict_len) +
+                   " bytes but the file holds " + std::to_string(held) + " after the preamble");
+  }
+  bool big_endian = false;
+  npy_file file{detail::parse_npy_header_dict(dict, quoted(path), big_endian), {}};
+  const std::size_t needed = npy_data_bytes(file.header);
+  file.data.resize(needed);
+  if (const std::size_t held = read_some(file.data.data(), needed); held < needed) {
+    throw io_error(quoted(path) + " holds " + std::to_string(held) + " bytes of data but shape " +
+                   format_shape(file.header.shape) + " " + std::string(name(file.header.type)) + " needs " +
+                   std::to_string(needed) + " (the file is truncated)");
+  }
+  if (big_endian) {
+    // Complex numbers are two floats, each swapped on its own.
+    const std::size_t item = itemsize(file.header.type);
+    byte_swap(file.data, is_complex(file.header.type) ? item / 2 : item);
+  }
+  return file;
+}
+
+std::vector<std::byte> npy_fortran_to_c_order(std::span<const std::byte> data, std::span<const index_t> shape,
+                                              std::size_t itemsize) {
+  const auto count = static_cast<std::size_t>(shape_size(shape));
+  if (data.size() != count * itemsize) {
+    throw io_error("npy_fortran_to_c_order: " + std::to_string(data.size()) + " bytes do not hold shape " +
+                   format_shape(shape) + " of " + std::to_string(itemsize) + "-byte elements");
+  }
+  std::vector<std::byte> out(data.size());
+  if (count == 0) {
+    return out;
+  }
+  const std::size_t ndim = shape.size();
+  std::vector<std::size_t> f_stride(ndim, 1);  // Fortran strides in elements
+  for (std::size_t d = 1; d < ndim; ++d) {
+    f_stride[d] = f_stride[d - 1] * static_cast<std::size_t>(shape[d - 1]);
+  }
+  std::vector<index_t> index(ndim, 0);
+  std::size_t source = 0;
+  for (std::size_t c = 0; c < count; ++c) {
+    std::memcpy(out.data() + c * itemsize, data.data() + source * itemsize, itemsize);
+    // Advance the C-order multi-index, innermost dimension fastest, tracking the Fortran offset.
+    for (std::size_t d = ndim; d-- > 0;) {
+      if (++index[d] < shape[d]) {
+        source += f_stride[d];
+        break;
+      }
+      source -= f_stride[d] * static_cast<std::size_t>(shape[d] - 1);
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+std::string npy_dtype_mismatch_message(const std::filesystem::path& path, dtype held, dtype asked) {
+  const std::string held_name(name(held));
+  return quoted(path) + " holds " + held_name + ", load_npy<" + std::string(detail::cpp_type_name(asked)) +
+         "> asked for " + std::string(name(asked)) + "; load it with load_npy<" +
+         std::string(detail::cpp_type_name(held)) + "> or convert the array in NumPy with astype before saving";
+}
+
+}  // namespace ndcuda
