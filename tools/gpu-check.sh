@@ -23,7 +23,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release ${NDCUDA_CMAKE_ARGS:-} >
   { cat "$build.configure.log"; echo "gpu-check: configure failed"; exit 1; }
 grep -E "ndcuda:" "$build.configure.log" || true
 cmake --build "$build" -j "$jobs" >"$build.build.log" 2>&1 ||
-  { tail -50 "$build.build.log"; echo "gpu-check: build failed"; exit 1; }
+  { grep -E "error|Error" -A3 "$build.build.log" | head -80; tail -20 "$build.build.log"; echo "gpu-check: build failed"; exit 1; }
 
 log=$build/ctest.log
 ctest --test-dir "$build" -j "$jobs" --output-on-failure >"$log" 2>&1

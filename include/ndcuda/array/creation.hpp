@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <concepts>
 #include <memory>
 #include <ndcuda/array/ndarray.hpp>
 #include <ndcuda/core/error.hpp>
@@ -182,7 +183,13 @@ ndarray<E> asarray(const std::vector<E>& host, shape_t shape, std::optional<stre
 }
 /// A 1-d copy of a vector.
 template <array_element E>
-ndarray<E> asarray(const std::vector<E>& host, std::optional<stream> s = std::nullopt) {
+ndarray<E> asarray(const std::vector<E>& host) {
+  return asarray<E>(host, shape_t{static_cast<index_t>(host.size())});
+}
+/// A 1-d copy of a vector, on `s`. The stream is a deduced parameter so that a braced shape such
+/// as `asarray(v, {4})` can never be read as a stream (whose constructor takes a device index).
+template <array_element E, std::same_as<stream> S>
+ndarray<E> asarray(const std::vector<E>& host, const S& s) {
   return asarray<E>(host, shape_t{static_cast<index_t>(host.size())}, s);
 }
 /// `shape_size(shape)` values from `host`.
