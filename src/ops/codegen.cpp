@@ -112,7 +112,9 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
       throw error("an expression reads an array on device " + std::to_string(in.device) + " and writes one on device " +
                   std::to_string(out.device) + "; copy the operands to one device first");
     }
-    (void)broadcast_strides(in.layout->shape, in.layout->strides, shape);  // NumPy's message
+    if (in.layout->shape != shape) {  // only then can it fail; it allocates, so skip it otherwise
+      (void)broadcast_strides(in.layout->shape, in.layout->strides, shape);  // NumPy's message
+    }
     if (!(*in.s == s)) {
       order_after(s, *in.s);
     }
