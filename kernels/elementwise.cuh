@@ -1,10 +1,11 @@
 // The elementwise kernel templates: an Op applied to every position of an iteration space, in a
-// contiguous variant (aligned vector loads) and an N-d strided one. Builds on indexer.cuh and
-// numeric.cuh; ndcuda generates one small extern "C" kernel per variant that calls these.
+// contiguous variant (aligned vector loads) and an N-d strided one. Builds on indexer.cuh,
+// numeric.cuh and ufuncs.cuh (what fused expressions call); each variant is one small kernel.
 #pragma once
 
 #include "ndcuda/indexer.cuh"
 #include "ndcuda/numeric.cuh"
+#include "ndcuda/ufuncs.cuh"
 
 namespace ndcuda {
 

@@ -35,4 +35,5 @@
 #include <ndcuda/memory/statistics_adaptor.hpp>
 #include <ndcuda/memory/stats.hpp>
 #include <ndcuda/memory/transfer.hpp>
+#include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/version.hpp>

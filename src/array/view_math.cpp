@@ -3,6 +3,7 @@
 #include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/error.hpp>
 #include <string>
+#include <utility>
 
 namespace ndcuda {
 namespace {
@@ -281,6 +282,47 @@ view_layout expand_dims_layout(const view_layout& v, std::span<const index_t> ax
 
 view_layout broadcast_layout(const view_layout& v, std::span<const index_t> target) {
   return {shape_t(target.begin(), target.end()), broadcast_strides(v.shape, v.strides, target), v.offset};
+}
+
+namespace {
+
+// [first byte, one past the last byte] an array touches; empty when it has no elements.
+std::pair<std::uintptr_t, std::uintptr_t> byte_range(std::uintptr_t data, std::size_t itemsize,
+                                                     std::span<const index_t> shape, std::span<const index_t> strides) {
+  index_t low = 0;
+  index_t high = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) {
+      return {data, data};
+    }
+    const index_t reach = strides[d] * (shape[d] - 1);
+    (reach < 0 ? low : high) += reach;
+  }
+  const auto size = static_cast<index_t>(itemsize);
+  return {static_cast<std::uintptr_t>(static_cast<index_t>(data) + low * size),
+          static_cast<std::uintptr_t>(static_cast<index_t>(data) + (high + 1) * size)};
+}
+
+}  // namespace
+
+bool needs_temporary(std::uintptr_t out_data, std::size_t out_itemsize, std::span<const index_t> out_shape,
+                     std::span<const index_t> out_strides, std::uintptr_t in_data, std::size_t in_itemsize,
+                     std::span<const index_t> in_shape, std::span<const index_t> in_strides) {
+  const auto [out_lo, out_hi] = byte_range(out_data, out_itemsize, out_shape, out_strides);
+  const auto [in_lo, in_hi] = byte_range(in_data, in_itemsize, in_shape, in_strides);
+  if (out_lo == out_hi || in_lo == in_hi || out_hi <= in_lo || in_hi <= out_lo) {
+    return false;
+  }
+  if (out_data != in_data || out_itemsize != in_itemsize) {
+    return true;
+  }
+  const strides_t seen = broadcast_strides(in_shape, in_strides, out_shape);
+  for (std::size_t d = 0; d < out_shape.size(); ++d) {
+    if (out_shape[d] != 1 && seen[d] != out_strides[d]) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace ndcuda

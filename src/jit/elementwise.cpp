@@ -43,6 +43,10 @@ elementwise_state::elementwise_state(std::string body_text, std::string kernel_n
     throw error("elementwise kernel '" + name + "' has " + std::to_string(signature.in.size()) + " inputs; at most " +
                 std::to_string(elementwise_max_inputs) + " are supported");
   }
+  if (signature.scalars.size() > elementwise_max_scalars) {
+    throw error("elementwise kernel '" + name + "' has " + std::to_string(signature.scalars.size()) +
+                " scalar parameters; at most " + std::to_string(elementwise_max_scalars) + " are supported");
+  }
   itemsizes.push_back(itemsize(signature.out));
   for (dtype t : signature.in) {
     itemsizes.push_back(itemsize(t));
@@ -66,12 +70,13 @@ const kernel_state& elementwise_state::variant(const elementwise_plan& plan) con
 }
 
 std::shared_ptr<elementwise_state> make_elementwise_state(std::string body, std::string name, dtype out,
-                                                          std::vector<dtype> in) {
+                                                          std::vector<dtype> in, std::vector<dtype> scalars) {
   return std::make_shared<elementwise_state>(std::move(body), std::move(name),
-                                             elementwise_signature{out, std::move(in)});
+                                             elementwise_signature{out, std::move(in), std::move(scalars)});
 }
 
-void launch_elementwise(const elementwise_state& state, index_t n, void* out, const void* const* in, const stream& s) {
+void launch_elementwise(const elementwise_state& state, index_t n, void* out, const void* const* in, const stream& s,
+                        const void* const* scalars) {
   if (n < 0) {
     throw shape_error("elementwise kernel '" + state.name + "' was given a negative element count " +
                       std::to_string(n));
@@ -91,21 +96,26 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
   const elementwise_plan plan = plan_contiguous(n, {addresses.data(), inputs + 1}, state.itemsizes);
   const loaded_kernel& k = state.variant(plan).on_device(s.device());
 
-  std::array<void*, elementwise_max_inputs + 2> args{};
-  std::array<std::size_t, elementwise_max_inputs + 2> sizes{};
+  std::array<void*, elementwise_max_inputs + elementwise_max_scalars + 2> args{};
+  std::array<std::size_t, elementwise_max_inputs + elementwise_max_scalars + 2> sizes{};
   for (std::size_t i = 0; i <= inputs; ++i) {
     args[i] = const_cast<void**>(&pointers[i]);
     sizes[i] = sizeof(void*);
   }
+  std::size_t count = inputs + 1;
+  for (std::size_t i = 0; i < state.signature.scalars.size(); ++i, ++count) {
+    args[count] = const_cast<void*>(scalars[i]);
+    sizes[count] = itemsize(state.signature.scalars[i]);
+  }
   auto n32 = static_cast<std::int32_t>(plan.index64 ? 0 : n);
   auto n64 = static_cast<std::int64_t>(n);
-  args[inputs + 1] = plan.index64 ? static_cast<void*>(&n64) : static_cast<void*>(&n32);
-  sizes[inputs + 1] = plan.index64 ? sizeof n64 : sizeof n32;
-  run(k, (n + plan.vector - 1) / plan.vector, s, args.data(), sizes.data(), inputs + 2);
+  args[count] = plan.index64 ? static_cast<void*>(&n64) : static_cast<void*>(&n32);
+  sizes[count] = plan.index64 ? sizeof n64 : sizeof n32;
+  run(k, (n + plan.vector - 1) / plan.vector, s, args.data(), sizes.data(), count + 1);
 }
 
 void launch_elementwise(const elementwise_state& state, const operand& out, std::span<const operand> in,
-                        const stream& s) {
+                        const stream& s, const void* const* scalars) {
   const std::size_t inputs = state.signature.in.size();
   if (in.size() != inputs) {
     throw error("elementwise kernel '" + state.name + "' takes " + std::to_string(inputs) + " inputs, got " +
@@ -145,7 +155,7 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
     for (const operand& o : in) {
       pointers.push_back(o.data);
     }
-    launch_elementwise(state, plan.size, const_cast<void*>(out.data), pointers.data(), s);
+    launch_elementwise(state, plan.size, const_cast<void*>(out.data), pointers.data(), s, scalars);
     return;
   }
   const loaded_kernel& k = state.variant(plan).on_device(s.device());
@@ -172,6 +182,10 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
   for (const void*& p : pointers) {
     args.push_back(const_cast<void**>(&p));
     sizes.push_back(sizeof(void*));
+  }
+  for (std::size_t i = 0; i < state.signature.scalars.size(); ++i) {
+    args.push_back(const_cast<void*>(scalars[i]));
+    sizes.push_back(itemsize(state.signature.scalars[i]));
   }
   args.push_back(indexer);
   sizes.push_back(indexer_bytes);

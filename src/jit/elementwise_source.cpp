@@ -46,7 +46,8 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
     in_types.emplace_back(cuda_type_name(t));
   }
   const auto uses = [&](dtype t) {
-    return signature.out == t || std::find(signature.in.begin(), signature.in.end(), t) != signature.in.end();
+    return signature.out == t || std::find(signature.in.begin(), signature.in.end(), t) != signature.in.end() ||
+           std::find(signature.scalars.begin(), signature.scalars.end(), t) != signature.scalars.end();
   };
   const std::string kernel = elementwise_kernel_name(name, plan);
   const std::string index = index_type(plan);
@@ -75,6 +76,9 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
     params += ", const " + in_types[i] + "& in" + std::to_string(i);
   }
   emit("struct ndcuda_body {");
+  for (std::size_t i = 0; i < signature.scalars.size(); ++i) {
+    emit("  " + std::string(cuda_type_name(signature.scalars[i])) + " s" + std::to_string(i) + ";");
+  }
   emit("  __forceinline__ void operator()(" + params + ") const {");
   for (std::size_t i = 0; i < in_types.size() && i < std::size(aliases); ++i) {
     emit("    const " + in_types[i] + "& " + aliases[i] + " = in" + std::to_string(i) + ";");
@@ -96,16 +100,23 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
     kernel_params += ", const " + in_types[i] + "* in" + std::to_string(i);
     call_args += ", in" + std::to_string(i);
   }
+  // Scalars by value after the pointers; the body object carries them into the loop.
+  std::string body_init = "ndcuda_body{";
+  for (std::size_t i = 0; i < signature.scalars.size(); ++i) {
+    kernel_params += ", " + std::string(cuda_type_name(signature.scalars[i])) + " s" + std::to_string(i);
+    body_init += (i == 0 ? "s" : ", s") + std::to_string(i);
+  }
+  body_init += "}";
   if (plan.contiguous) {
     emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + index + " n) {");
-    emit("  ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + ">(ndcuda_body(), n, out" +
-         call_args + ");");
+    emit("  ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
+         ", n, out" + call_args + ");");
   } else {
     const std::string indexer = "ndcuda::strided_indexer<" + std::to_string(plan.ndim()) + ", " +
                                 std::to_string(in_types.size() + 1) + ", " + index + ">";
     emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {");
-    emit("  ndcuda::elementwise_strided<" + std::to_string(plan.ndim()) + ", " + index + ">(ndcuda_body(), index, out" +
-         call_args + ");");
+    emit("  ndcuda::elementwise_strided<" + std::to_string(plan.ndim()) + ", " + index + ">(" + body_init +
+         ", index, out" + call_args + ");");
   }
   emit("}");
   return s;

@@ -14,13 +14,16 @@ namespace ndcuda::jit::detail {
 struct elementwise_signature {
   dtype out;
   std::vector<dtype> in;
+  /// Values passed per launch as kernel parameters (s0, s1, ... in the body), so that a new value
+  /// reuses the compiled kernel: they are never spelled into the source.
+  std::vector<dtype> scalars = {};
 };
 
 /// "scaled_sum__c4_i32" (contiguous, 4 per vector, 32-bit) or "scaled_sum__s3_i64" (strided 3-d).
 [[nodiscard]] std::string elementwise_kernel_name(std::string_view name, const elementwise_plan& plan);
 
-/// The full source. Inputs are in0, in1, ... (and x, y, z, w for the first four), the output is
-/// `out`; the body is compiled under `#line 1 "<name> (body)"` so NVRTC's messages point into it.
+/// The full source. Inputs are in0, in1, ... (and x, y, z, w for the first four), scalars s0, s1,
+/// ..., the output is `out`; the body is compiled under `#line 1 "<name> (body)"` so NVRTC's messages point into it.
 [[nodiscard]] std::string elementwise_source(std::string_view body, std::string_view name,
                                              const elementwise_signature& signature, const elementwise_plan& plan);
 

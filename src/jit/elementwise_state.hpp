@@ -17,6 +17,8 @@ namespace ndcuda::jit::detail {
 
 /// Inputs beyond this would not fit a launch's parameter space with a strided indexer.
 inline constexpr std::size_t elementwise_max_inputs = 31;
+/// Scalar parameters (16 bytes at most each) beside them.
+inline constexpr std::size_t elementwise_max_scalars = 32;
 
 struct elementwise_state {
   elementwise_state(std::string body_text, std::string kernel_name, elementwise_signature sig,

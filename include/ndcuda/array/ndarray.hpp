@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <ndcuda/array/format.hpp>
@@ -32,6 +33,13 @@ index_item to_index_item(const I& i) {
 }
 }  // namespace detail
 
+/// An expression of ops/ (a + b, nd::sin(a), nd::where(m, a, b)): evaluated, in one fused kernel,
+/// when it is assigned to an array. Expressions provide evaluate<E>() and assign_to(ndarray<E>).
+template <class X>
+concept array_expression = requires {
+  typename std::remove_cvref_t<X>::is_ndcuda_expression;
+};
+
 /// An n-dimensional array of E in device memory. Copies share the data (like NumPy and CuPy
 /// arrays); copy() makes a deep one. Strides are in elements and may be zero or negative. All work
 /// on it is ordered on stream(), the stream it was created on. (The template parameter is E rather
@@ -49,6 +57,49 @@ class ndarray {
       throw shape_error("ndarray: " + std::to_string(layout_.strides.size()) + " strides given for a shape of " +
                         std::to_string(layout_.shape.size()) + " dimensions");
     }
+  }
+
+  /// Copies share the buffer (NumPy's `b = a`); copy() makes a deep one.
+  ndarray(const ndarray&) = default;
+  ndarray(ndarray&&) = default;
+  /// Evaluates `x` into a new C-contiguous array of its operands' broadcast shape.
+  template <array_expression X>
+  ndarray(const X& x) : ndarray(x.template evaluate<E>()) {}  // NOLINT: implicit, as `ndarray<T> d = a + b;`
+
+  /// Assignment writes elements into this array's memory, like NumPy's `d[...] = other`: `other`
+  /// broadcasts to shape() and converts as astype would; no allocation unless `other` overlaps
+  /// this array with a different layout (`a = a.T()`), which goes through a temporary. Also for a
+  /// moved-from or temporary right side, so `a(slice(1, n)) = a(slice(0, n - 1))` writes. Hence
+  /// algorithms that move-assign elements (std::sort, vector::erase) write data: use rebind() or
+  /// swap() to move handles.
+  ndarray& operator=(const ndarray& other) {
+    assign_elements(other);
+    return *this;
+  }
+  ndarray& operator=(ndarray&& other) {  // NOLINT: writes elements, by design (see above)
+    assign_elements(other);
+    return *this;
+  }
+  template <array_element U>
+  ndarray& operator=(const ndarray<U>& other) {
+    assign_elements(other);
+    return *this;
+  }
+  /// Evaluates `x` into this array's memory (broadcast to shape()): one kernel, no allocation.
+  template <array_expression X>
+  ndarray& operator=(const X& x) {
+    x.assign_to(*this);
+    return *this;
+  }
+  /// Makes this handle refer to `other`'s data (what `=` does for Python names).
+  void rebind(ndarray other) noexcept { swap(*this, other); }
+  friend void swap(ndarray& a, ndarray& b) noexcept {
+    using std::swap;
+    swap(a.owner_, b.owner_);
+    swap(a.base_, b.base_);
+    swap(a.layout_, b.layout_);
+    swap(a.device_, b.device_);
+    swap(a.stream_, b.stream_);
   }
 
   [[nodiscard]] const shape_t& shape() const noexcept { return layout_.shape; }
@@ -184,6 +235,30 @@ class ndarray {
   [[nodiscard]] ndarray on_stream(const ndcuda::stream& s) const { return ndarray(owner_, base_, layout_, device_, s); }
 
  private:
+  template <array_element>
+  friend class ndarray;
+
+  template <array_element U>
+  void assign_elements(const ndarray<U>& other) {
+    if (static_cast<const void*>(&other) == static_cast<const void*>(this)) {
+      return;
+    }
+    (void)broadcast_strides(other.shape(), other.strides(), shape());  // NumPy's message if it does not fit
+    if (size() == 0) {
+      return;
+    }
+    detail::order_after(stream_, other.stream());
+    if (needs_temporary(reinterpret_cast<std::uintptr_t>(data()), sizeof(E), shape(), strides(),
+                        reinterpret_cast<std::uintptr_t>(other.data()), sizeof(U), other.shape(), other.strides())) {
+      const ndarray<U> dense = other.on_stream(stream_).copy();
+      detail::copy_cast(dtype_of<E>, data(), shape(), strides(), dtype_of<U>, dense.data(), dense.shape(),
+                        dense.strides(), stream_);
+    } else {
+      detail::copy_cast(dtype_of<E>, data(), shape(), strides(), dtype_of<U>, other.data(), other.shape(),
+                        other.strides(), stream_);
+    }
+  }
+
   [[nodiscard]] ndarray view(view_layout layout) const {
     return ndarray(owner_, base_, std::move(layout), device_, stream_);
   }

@@ -2,6 +2,8 @@
 // transpose, squeeze, expand_dims. Builds on core/shape.hpp; pure host functions, no device needed.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <ndcuda/core/shape.hpp>
 #include <optional>
 #include <span>
@@ -74,5 +76,16 @@ struct view_layout {
 
 /// `v` seen as `target` by NumPy's broadcasting (zero strides on new or stretched axes).
 [[nodiscard]] view_layout broadcast_layout(const view_layout& v, std::span<const index_t> target);
+
+/// Whether writing `out` (its first element at byte address `out_data`, `out_itemsize` bytes
+/// each) may change what reading `in` returns in an elementwise pass that broadcasts `in` to
+/// out's shape. False when their byte ranges are disjoint, or when `in` sees every element at
+/// exactly the position that writes it (same address, itemsize and strides): then each thread
+/// reads its element before writing it. True otherwise (conservative: interleaved strided views
+/// that never share an element still count), so the caller evaluates into a temporary.
+[[nodiscard]] bool needs_temporary(std::uintptr_t out_data, std::size_t out_itemsize,
+                                   std::span<const index_t> out_shape, std::span<const index_t> out_strides,
+                                   std::uintptr_t in_data, std::size_t in_itemsize, std::span<const index_t> in_shape,
+                                   std::span<const index_t> in_strides);
 
 }  // namespace ndcuda

@@ -38,11 +38,15 @@ struct operand {
   std::span<const index_t> strides;
 };
 
+/// `scalars` are the dtypes of the body's s0, s1, ...: kernel parameters whose values each launch
+/// passes (`scalars` there points at one host value of each dtype), so values never reach the source.
 [[nodiscard]] std::shared_ptr<elementwise_state> make_elementwise_state(std::string body, std::string name, dtype out,
-                                                                        std::vector<dtype> in);
-void launch_elementwise(const elementwise_state& state, index_t n, void* out, const void* const* in, const stream& s);
+                                                                        std::vector<dtype> in,
+                                                                        std::vector<dtype> scalars = {});
+void launch_elementwise(const elementwise_state& state, index_t n, void* out, const void* const* in, const stream& s,
+                        const void* const* scalars = nullptr);
 void launch_elementwise(const elementwise_state& state, const operand& out, std::span<const operand> in,
-                        const stream& s);
+                        const stream& s, const void* const* scalars = nullptr);
 void compile_elementwise(const elementwise_state& state, compute_capability cc);
 
 }  // namespace jit::detail

@@ -1,0 +1,163 @@
+// Fused elementwise expressions in float32, each bandwidth figure beside cudaMemcpy D2D of the
+// same run (read + write bytes): c = a + b, d = a*b + a*2 + b in one pass, a transpose to
+// contiguous, an outer broadcast add, and the host time of a small op against the launch floor.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <ndcuda/ndcuda.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace nd = ndcuda;
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  }
+}
+
+bool have_gpu(benchmark::State& state) {
+  if (nd::device_count() == 0) {
+    state.SkipWithError("no CUDA device available");
+    return false;
+  }
+  return true;
+}
+
+// Times `body` (queued on `s`) with CUDA events, as manual time per iteration.
+template <class F>
+void timed(benchmark::State& state, const nd::stream& s, F&& body) {
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  body();  // warm-up: compiles or loads the kernel
+  check(cudaStreamSynchronize(s.handle()), "cudaStreamSynchronize");
+  for (auto _ : state) {
+    check(cudaEventRecord(start, s.handle()), "cudaEventRecord");
+    body();
+    check(cudaEventRecord(stop, s.handle()), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    state.SetIterationTime(static_cast<double>(ms) / 1e3);
+  }
+  check(cudaEventDestroy(start), "cudaEventDestroy");
+  check(cudaEventDestroy(stop), "cudaEventDestroy");
+}
+
+// The baseline: a device-to-device copy of n floats (counted as read + write).
+void BM_memcpy_d2d(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = nd::zeros<float>({n});
+  auto c = nd::empty<float>({n});
+  timed(state, a.stream(), [&] {
+    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
+          "cudaMemcpyAsync");
+  });
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * a.nbytes()));
+}
+
+// c = a + b into a preallocated c: 3 arrays of traffic.
+void BM_add(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = nd::ones<float>({n});
+  const auto b = nd::ones<float>({n});
+  auto c = nd::empty<float>({n});
+  timed(state, c.stream(), [&] { c = a + b; });
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(3 * a.nbytes()));
+}
+
+// One fused pass reading a and b once: the same traffic as c = a + b.
+void BM_fused_four_ops(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = nd::ones<float>({n});
+  const auto b = nd::ones<float>({n});
+  auto d = nd::empty<float>({n});
+  timed(state, d.stream(), [&] { d = a * b + a * 2.0f + b; });
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(3 * a.nbytes()));
+}
+
+// c = a.T() for a 16384 x 16384 matrix: read + write.
+void BM_transpose_16384(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = 16384;
+  const auto a = nd::ones<float>({n, n});
+  auto c = nd::empty<float>({n, n});
+  timed(state, c.stream(), [&] { c = a.T(); });
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * a.nbytes()));
+}
+void BM_memcpy_d2d_16384(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = nd::ones<float>({16384, 16384});
+  auto c = nd::empty<float>({16384, 16384});
+  timed(state, c.stream(), [&] {
+    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
+          "cudaMemcpyAsync");
+  });
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * a.nbytes()));
+}
+
+// (8192, 1) + (1, 8192): bytes written (the reads are negligible).
+void BM_outer_broadcast_add(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto col = nd::ones<float>({8192, 1});
+  const auto row = nd::ones<float>({1, 8192});
+  auto c = nd::empty<float>({8192, 8192});
+  timed(state, c.stream(), [&] { c = col + row; });
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(c.nbytes()));
+}
+
+// Host time per small op (2^10 elements): many launches per iteration, one sync at the end.
+constexpr int small_launches = 1000;
+void BM_small_op_host_time(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = nd::ones<float>({1024});
+  const auto b = nd::ones<float>({1024});
+  auto c = nd::empty<float>({1024});
+  c = a + b;
+  nd::detail::synchronize_for(c.stream(), "benchmark");
+  for (auto _ : state) {
+    for (int i = 0; i < small_launches; ++i) {
+      c = a + b;
+    }
+    nd::detail::synchronize_for(c.stream(), "benchmark");
+  }
+  state.SetItemsProcessed(state.iterations() * small_launches);
+  state.counters["us_per_op"] = benchmark::Counter(static_cast<double>(state.iterations() * small_launches),
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+// The floor: the same number of raw cudaMemcpyAsync D2D of 4 KiB (one launch-like call each).
+void BM_small_memcpy_host_time(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = nd::ones<float>({1024});
+  auto c = nd::empty<float>({1024});
+  for (auto _ : state) {
+    for (int i = 0; i < small_launches; ++i) {
+      check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
+            "cudaMemcpyAsync");
+    }
+    nd::detail::synchronize_for(c.stream(), "benchmark");
+  }
+  state.SetItemsProcessed(state.iterations() * small_launches);
+  state.counters["us_per_op"] = benchmark::Counter(static_cast<double>(state.iterations() * small_launches),
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+}  // namespace
+
+// 2^10 .. 2^28 elements (2^28 floats = 1 GiB per array).
+#define NDCUDA_SIZES Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20)->Arg(1 << 24)->Arg(1 << 28)->UseManualTime()
+BENCHMARK(BM_memcpy_d2d)->NDCUDA_SIZES;
+BENCHMARK(BM_add)->NDCUDA_SIZES;
+BENCHMARK(BM_fused_four_ops)->NDCUDA_SIZES;
+BENCHMARK(BM_memcpy_d2d_16384)->UseManualTime();
+BENCHMARK(BM_transpose_16384)->UseManualTime();
+BENCHMARK(BM_outer_broadcast_add)->UseManualTime();
+BENCHMARK(BM_small_memcpy_host_time);
+BENCHMARK(BM_small_op_host_time);

@@ -1,0 +1,52 @@
+// Kernel-body generation and launch for fused expressions: the non-template half of evaluation.
+// Builds on ops/operations.hpp and jit/elementwise_kernel.hpp (the engine that compiles and runs it).
+#pragma once
+
+#include <memory>
+#include <ndcuda/array/view_math.hpp>
+#include <ndcuda/core/dtype.hpp>
+#include <ndcuda/device/stream.hpp>
+#include <ndcuda/jit/elementwise_kernel.hpp>
+#include <ndcuda/ops/operations.hpp>
+#include <span>
+#include <string>
+
+namespace ndcuda::detail {
+
+/// Source text of a subexpression and the CUDA type (as a dtype) that text has.
+struct node_code {
+  std::string text;
+  dtype value;
+};
+
+/// `args` converted to `input`'s compute type and combined as `s` spells; the result has
+/// compute_type(result).
+[[nodiscard]] node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args);
+
+/// The statement storing `root` into an output of dtype `out`.
+[[nodiscard]] std::string store_statement(dtype out, const node_code& root);
+
+/// One array operand of a launch.
+struct leaf_ref {
+  const void* data;
+  const view_layout* layout;
+  dtype type;
+  const stream* s;
+  int device;
+};
+
+/// The engine state for a generated body (a fresh one; callers cache it per expression type).
+[[nodiscard]] std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std::string& body,
+                                                                                    const char* name, dtype out,
+                                                                                    std::span<const leaf_ref> inputs,
+                                                                                    std::span<const dtype> scalars);
+
+/// Runs the fused kernel writing `out` (broadcasting the inputs to its shape) on out's stream,
+/// after each input's stream; through a temporary when an input overlaps `out` differently.
+void run_expression(const jit::detail::elementwise_state& state, const leaf_ref& out, std::span<const leaf_ref> inputs,
+                    const void* const* scalars);
+
+/// Checks (on the host, no device) that the dense variant of `state` compiles for `cc`.
+void compile_expression(const jit::detail::elementwise_state& state, compute_capability cc);
+
+}  // namespace ndcuda::detail

@@ -1,0 +1,7 @@
+// Lazy elementwise expressions on ndarray: operators, ufuncs, where/clip and nd::eval, each tree
+// evaluated by one fused JIT kernel on assignment. Builds on every ops/ header it includes.
+#pragma once
+
+#include <ndcuda/ops/evaluate.hpp>
+#include <ndcuda/ops/functions.hpp>
+#include <ndcuda/ops/operators.hpp>

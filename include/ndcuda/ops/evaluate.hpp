@@ -1,0 +1,195 @@
+// Evaluation of expressions: one fused kernel per tree, its engine state cached per expression
+// type, output dtype and leaf aliasing. Builds on ops/{expression,codegen}.hpp and array/creation.hpp.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <ndcuda/array/creation.hpp>
+#include <ndcuda/ops/codegen.hpp>
+#include <ndcuda/ops/expression.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ndcuda {
+namespace detail {
+
+/// Leaves (arrays + scalars) one fused kernel takes; a larger tree evaluates its subtrees into
+/// temporaries first, well before NVRTC's or the launch's parameter limits.
+inline constexpr int max_fused_leaves = 24;
+
+template <class X>
+struct leaves_of {
+  std::array<leaf_ref, X::arrays> arrays{};
+  std::array<const void*, X::scalars + 1> scalars{};
+  std::array<dtype, X::scalars + 1> scalar_types{};
+  int array_count = 0;
+  int scalar_count = 0;
+};
+
+template <class L, class E>
+void collect(const array_leaf<E>& x, L& out) {
+  out.arrays[static_cast<std::size_t>(out.array_count++)] =
+      leaf_ref{x.array.data(), &x.array.layout(), dtype_of<E>, &x.array.stream(), x.array.device()};
+}
+template <class L, dtype D>
+void collect(const scalar_leaf<D>& x, L& out) {
+  out.scalar_types[static_cast<std::size_t>(out.scalar_count)] = D;
+  out.scalars[static_cast<std::size_t>(out.scalar_count++)] = &x.value;
+}
+template <class L, class Op, class... A>
+void collect(const expr<Op, A...>& x, L& out) {
+  std::apply([&](const auto&... a) { (collect(a, out), ...); }, x.args);
+}
+
+struct emit_context {
+  const std::uint8_t* mapping;
+  int next_array = 0;
+  int next_scalar = 0;
+};
+
+template <class X>
+struct emitter;
+template <class E>
+struct emitter<array_leaf<E>> {
+  static node_code emit(emit_context& c) { return {"in" + std::to_string(c.mapping[c.next_array++]), dtype_of<E>}; }
+};
+template <dtype D>
+struct emitter<scalar_leaf<D>> {
+  static node_code emit(emit_context& c) { return {"s" + std::to_string(c.next_scalar++), D}; }
+};
+template <class Op, class... A>
+struct emitter<expr<Op, A...>> {
+  static node_code emit(emit_context& c) {
+    const std::array<node_code, sizeof...(A)> codes{emitter<A>::emit(c)...};  // left to right
+    return emit_operation(Op::spell, Op::input(A::type...), Op::result(A::type...), codes);
+  }
+};
+
+/// Two leaves that read the same elements in the same way are one kernel input.
+inline bool same_input(const leaf_ref& a, const leaf_ref& b) {
+  return a.data == b.data && a.type == b.type && a.layout->shape == b.layout->shape &&
+         a.layout->strides == b.layout->strides;
+}
+
+/// Engine states for expression type X written to Out, one per pattern of repeated leaves. The
+/// usual pattern is found with one atomic load and a compare; no string is built after the first.
+template <class Out, class X>
+struct expression_kernels {
+  using mapping_t = std::array<std::uint8_t, X::arrays>;
+  struct entry {
+    mapping_t mapping;
+    std::shared_ptr<jit::detail::elementwise_state> state;
+  };
+
+  static const jit::detail::elementwise_state& get(const mapping_t& mapping, std::span<const leaf_ref> inputs,
+                                                   std::span<const dtype> scalar_types) {
+    static std::atomic<const entry*> first{nullptr};
+    static std::mutex mutex;
+    static std::vector<std::unique_ptr<entry>> entries;
+    if (const entry* e = first.load(std::memory_order_acquire); e != nullptr && e->mapping == mapping) {
+      return *e->state;
+    }
+    std::lock_guard lock(mutex);
+    for (const auto& e : entries) {
+      if (e->mapping == mapping) {
+        return *e->state;
+      }
+    }
+    emit_context c{mapping.data()};
+    const std::string body = store_statement(dtype_of<Out>, emitter<X>::emit(c));
+    entries.push_back(std::make_unique<entry>(
+        entry{mapping, make_expression_state(body, X::op_name, dtype_of<Out>, inputs, scalar_types)}));
+    if (first.load(std::memory_order_relaxed) == nullptr) {
+      first.store(entries.back().get(), std::memory_order_release);
+    }
+    return *entries.back()->state;
+  }
+};
+
+/// The distinct inputs of a tree and which one each array leaf reads.
+template <class X>
+struct inputs_of {
+  leaves_of<X> leaves;
+  std::array<std::uint8_t, X::arrays> mapping{};
+  std::array<leaf_ref, X::arrays> distinct{};
+  std::size_t count = 0;
+
+  explicit inputs_of(const X& x) {
+    collect(x, leaves);
+    for (std::size_t i = 0; i < leaves.arrays.size(); ++i) {
+      std::size_t j = 0;
+      while (j < count && !same_input(distinct[j], leaves.arrays[i])) {
+        ++j;
+      }
+      if (j == count) {
+        distinct[count++] = leaves.arrays[i];
+      }
+      mapping[i] = static_cast<std::uint8_t>(j);
+    }
+  }
+};
+
+/// A subtree with more than one leaf becomes a temporary array: what keeps deep trees small.
+template <class A>
+auto shrink(const A& a) {
+  if constexpr (A::arrays + A::scalars <= 1) {
+    return a;
+  } else {
+    return array_leaf<type_of<A::type>>{a.template evaluate<type_of<A::type>>()};
+  }
+}
+template <class Op, class... A>
+auto split(const expr<Op, A...>& x) {
+  return std::apply([](const auto&... a) { return expr<Op, decltype(shrink(a))...>{{shrink(a)...}}; }, x.args);
+}
+
+template <class Out, class X>
+void evaluate_into(const X& x, const ndarray<Out>& out) {
+  if constexpr (X::arrays + X::scalars > max_fused_leaves) {
+    evaluate_into(split(x), out);
+  } else {
+    const inputs_of<X> in(x);
+    const auto& state =
+        expression_kernels<Out, X>::get(in.mapping, {in.distinct.data(), in.count},
+                                        {in.leaves.scalar_types.data(), static_cast<std::size_t>(X::scalars)});
+    const leaf_ref target{out.data(), &out.layout(), dtype_of<Out>, &out.stream(), out.device()};
+    run_expression(state, target, {in.distinct.data(), in.count}, in.leaves.scalars.data());
+  }
+}
+
+}  // namespace detail
+
+template <class Op, class... Args>
+template <array_element E>
+ndarray<E> expr<Op, Args...>::evaluate() const {
+  detail::leaves_of<expr> leaves;
+  detail::collect(*this, leaves);
+  shape_t shape = leaves.arrays[0].layout->shape;
+  for (std::size_t i = 1; i < leaves.arrays.size(); ++i) {
+    if (leaves.arrays[i].layout->shape != shape) {
+      shape = broadcast_shapes(shape, leaves.arrays[i].layout->shape);
+    }
+  }
+  ndarray<E> out = empty<E>(std::move(shape), *leaves.arrays[0].s);
+  detail::evaluate_into(*this, out);
+  return out;
+}
+
+template <class Op, class... Args>
+template <array_element E>
+void expr<Op, Args...>::assign_to(const ndarray<E>& out) const {
+  detail::evaluate_into(*this, out);
+}
+
+/// A new array holding the value of `x` (its natural dtype, the operands' broadcast shape).
+template <class X>
+requires detail::is_expr<std::remove_cvref_t<X>>
+[[nodiscard]] auto eval(const X& x) {
+  return x.template evaluate<typename std::remove_cvref_t<X>::value_type>();
+}
+
+}  // namespace ndcuda

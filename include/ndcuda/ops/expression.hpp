@@ -1,0 +1,188 @@
+// Expression nodes: array and scalar leaves and op nodes that hold their operands by value, with
+// the result dtype fixed at compile time. Builds on array/ndarray.hpp and core/promotion.hpp.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <ndcuda/array/ndarray.hpp>
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/core/promotion.hpp>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace ndcuda {
+
+namespace detail {
+
+/// The type a node's value has inside the kernel: half and bfloat16 compute in float32.
+constexpr dtype compute_type(dtype t) noexcept {
+  return t == dtype::float16 || t == dtype::bfloat16 ? dtype::float32 : t;
+}
+
+/// A leaf reading an array (a shared handle: the expression keeps the buffer alive).
+template <class E>
+struct array_leaf {
+  static constexpr dtype type = dtype_of<E>;
+  static constexpr int arrays = 1;
+  static constexpr int scalars = 0;
+  ndarray<E> array;
+};
+
+/// A leaf holding a C++ scalar already converted to its dtype `D` (the other operand's, by NEP 50):
+/// its value is a kernel parameter, never part of the source.
+template <dtype D>
+struct scalar_leaf {
+  static constexpr dtype type = D;
+  static constexpr int arrays = 0;
+  static constexpr int scalars = 1;
+  type_of<D> value;
+};
+
+/// Converts a weak scalar to the dtype it takes in the expression. An integer that does not fit
+/// an integer dtype is an error, as NumPy 2 raises OverflowError for `uint8_array + 300`.
+template <class T, weak_scalar S>
+T scalar_as(const S& v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    if constexpr (is_std_complex<S>) {
+      return __float2half(static_cast<float>(v.real()));
+    } else {
+      return __float2half(static_cast<float>(v));
+    }
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16(static_cast<float>(v));
+  } else if constexpr (is_std_complex<T>) {
+    if constexpr (is_std_complex<S>) {
+      return T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
+    } else {
+      return T(static_cast<typename T::value_type>(v));
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v != S(0);
+  } else if constexpr (is_std_complex<S>) {
+    return static_cast<T>(v.real());
+  } else {
+    if constexpr (std::is_integral_v<T> && std::is_integral_v<S> && !std::is_same_v<S, bool>) {
+      const auto t = static_cast<T>(v);
+      if (static_cast<S>(t) != v || (t < T(0)) != (v < S(0))) {
+        throw error("the C++ integer " + std::to_string(v) + " is out of bounds for the expression's dtype " +
+                    std::string(name(dtype_of<T>)) + "; cast the array (astype) to a wider type first");
+      }
+      return t;
+    } else {
+      return static_cast<T>(v);
+    }
+  }
+}
+
+}  // namespace detail
+
+/// One operation applied to its operands (leaves or nodes), evaluated lazily. `Op` describes the
+/// result dtype and how the node is spelled in the fused kernel (ops/operations.hpp).
+template <class Op, class... Args>
+struct expr {
+  using is_ndcuda_expression = void;
+  static constexpr dtype type = Op::result(Args::type...);
+  static constexpr const char* op_name = Op::name;
+  static constexpr int arrays = (Args::arrays + ...);
+  static constexpr int scalars = (Args::scalars + ...);
+  using value_type = type_of<type>;
+
+  std::tuple<Args...> args;
+
+  /// A new C-contiguous array of the operands' broadcast shape (defined in ops/evaluate.hpp).
+  template <array_element E>
+  [[nodiscard]] ndarray<E> evaluate() const;
+  /// Writes into `out`'s memory, broadcasting to its shape (defined in ops/evaluate.hpp).
+  template <array_element E>
+  void assign_to(const ndarray<E>& out) const;
+};
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_ndarray = false;
+template <class E>
+inline constexpr bool is_ndarray<ndarray<E>> = true;
+
+template <class T>
+inline constexpr bool is_expr = false;
+template <class Op, class... Args>
+inline constexpr bool is_expr<expr<Op, Args...>> = true;
+
+}  // namespace detail
+
+/// What operators accept as array-like operands: arrays and expressions.
+template <class T>
+concept array_operand = detail::is_ndarray<std::remove_cvref_t<T>> || detail::is_expr<std::remove_cvref_t<T>>;
+/// Array-likes or weak C++ scalars, with at least one array-like among a call's operands.
+template <class T>
+concept operand = array_operand<T> || weak_scalar<std::remove_cvref_t<T>>;
+
+namespace detail {
+
+/// The node for an array-like operand.
+template <class T>
+auto as_node(T&& x) {
+  using U = std::remove_cvref_t<T>;
+  if constexpr (is_ndarray<U>) {
+    return array_leaf<typename U::value_type>{std::forward<T>(x)};
+  } else {
+    return U(std::forward<T>(x));
+  }
+}
+
+template <class T>
+using node_t = decltype(as_node(std::declval<T>()));
+
+/// The dtype the operands of one call promote to (NEP 50: scalars weak, arrays strong).
+template <class... T>
+constexpr dtype common_array_type() noexcept {
+  dtype t = dtype::bool_;
+  bool first = true;
+  (
+      [&] {
+        if constexpr (array_operand<T>) {
+          t = first ? node_t<T>::type : promote_types(t, node_t<T>::type);
+          first = false;
+        }
+      }(),
+      ...);
+  return t;
+}
+
+template <class... T>
+constexpr dtype promote_operands() noexcept {
+  dtype t = common_array_type<T...>();
+  (
+      [&] {
+        if constexpr (!array_operand<T>) {
+          t = promote_with_scalar(t, scalar_kind_of<std::remove_cvref_t<T>>);
+        }
+      }(),
+      ...);
+  return t;
+}
+
+/// An operand as a node; a scalar takes the dtype `D` its array-like siblings promote to.
+template <dtype D, class T>
+auto as_operand_node(T&& x) {
+  if constexpr (array_operand<T>) {
+    return as_node(std::forward<T>(x));
+  } else {
+    return scalar_leaf<D>{scalar_as<type_of<D>>(x)};
+  }
+}
+
+/// Builds expr<Op, ...> from a call's operands.
+template <class Op, class... T>
+auto make_expr(T&&... x) {
+  static_assert((array_operand<T> || ...), "an ndcuda expression needs at least one array operand");
+  constexpr dtype d = promote_operands<T...>();
+  return expr<Op, decltype(as_operand_node<d>(std::forward<T>(x)))...>{{as_operand_node<d>(std::forward<T>(x))...}};
+}
+
+}  // namespace detail
+}  // namespace ndcuda

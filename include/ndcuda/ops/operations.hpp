@@ -1,0 +1,149 @@
+// The operations an expression node can hold: their NumPy 2 result dtypes and how each is spelled
+// in the fused kernel (a kernels/ufuncs.cuh helper or a C++ operator). Builds on core/promotion.hpp.
+#pragma once
+
+#include <cstdint>
+#include <ndcuda/core/dtype.hpp>
+#include <ndcuda/core/promotion.hpp>
+
+namespace ndcuda::detail {
+
+/// How a node is written: fn(a, b), ((T)(a op b)), ((T)(op a)), or (c ? a : b).
+enum class form : std::uint8_t { call, infix, prefix, where };
+
+struct spelling {
+  const char* text;  ///< helper name ("nd_add") or operator ("<")
+  form how;
+};
+
+template <class... D>
+constexpr dtype promote_all(dtype first, D... rest) noexcept {
+  ((first = promote_types(first, rest)), ...);
+  return first;
+}
+
+constexpr bool is_int_kind(dtype t) noexcept {
+  return is_integral(t);
+}
+constexpr bool is_bool(dtype t) noexcept {
+  return t == dtype::bool_;
+}
+
+// Result-type rules, from the operands' promoted dtype `p`.
+constexpr dtype same(dtype p) noexcept {
+  return p;
+}
+constexpr dtype to_bool(dtype) noexcept {
+  return dtype::bool_;
+}
+/// True division of integers (and bools) gives float64, as in NumPy.
+constexpr dtype true_div(dtype p) noexcept {
+  return is_int_kind(p) || is_bool(p) ? dtype::float64 : p;
+}
+/// NumPy computes bool // bool and bool % bool in int8.
+constexpr dtype int8_for_bool(dtype p) noexcept {
+  return is_bool(p) ? dtype::int8 : p;
+}
+/// Float ufuncs on integers: the narrowest float holding every value (int8 -> float16, int16 ->
+/// float32, int32/int64 -> float64, bool -> float16), as NumPy's loops choose.
+constexpr dtype float_of(dtype p) noexcept {
+  return is_floating(p) || is_complex(p) ? p : promote_types(p, dtype::float16);
+}
+/// abs, real, imag of complex give the part's type.
+constexpr dtype part_of(dtype p) noexcept {
+  return p == dtype::complex64 ? dtype::float32 : p == dtype::complex128 ? dtype::float64 : p;
+}
+
+/// An operation: `Input` is the dtype the operands are converted to, `Result` the node's dtype
+/// (both from the operands' promoted dtype).
+template <const char* Name, const char* Text, form How, dtype (*Input)(dtype), dtype (*Result)(dtype)>
+struct operation {
+  static constexpr const char* name = Name;
+  static constexpr spelling spell{Text, How};
+  template <class... D>
+  static constexpr dtype input(D... d) noexcept {
+    return Input(promote_all(d...));
+  }
+  template <class... D>
+  static constexpr dtype result(D... d) noexcept {
+    return Result(promote_all(d...));
+  }
+};
+
+/// where(c, a, b): c converts to bool, a and b promote together.
+struct where_op {
+  static constexpr const char* name = "where";
+  static constexpr spelling spell{"?", form::where};
+  static constexpr dtype input(dtype, dtype a, dtype b) noexcept { return promote_types(a, b); }
+  static constexpr dtype result(dtype, dtype a, dtype b) noexcept { return promote_types(a, b); }
+};
+
+#define NDCUDA_OPERATION(tag, text, how, input_rule, result_rule) \
+  inline constexpr char tag##_name[] = #tag;                      \
+  inline constexpr char tag##_text[] = text;                      \
+  using tag##_op = operation<tag##_name, tag##_text, form::how, &input_rule, &result_rule>;
+
+NDCUDA_OPERATION(add, "ndcuda::nd_add", call, same, same)
+NDCUDA_OPERATION(subtract, "ndcuda::nd_subtract", call, same, same)
+NDCUDA_OPERATION(multiply, "ndcuda::nd_multiply", call, same, same)
+NDCUDA_OPERATION(true_divide, "ndcuda::nd_true_divide", call, true_div, true_div)
+NDCUDA_OPERATION(floor_divide, "ndcuda::nd_floor_divide", call, int8_for_bool, int8_for_bool)
+NDCUDA_OPERATION(remainder, "ndcuda::nd_remainder", call, int8_for_bool, int8_for_bool)
+NDCUDA_OPERATION(power, "ndcuda::nd_power", call, same, same)
+NDCUDA_OPERATION(negative, "ndcuda::nd_negative", call, same, same)
+NDCUDA_OPERATION(maximum, "ndcuda::nd_maximum", call, same, same)
+NDCUDA_OPERATION(minimum, "ndcuda::nd_minimum", call, same, same)
+NDCUDA_OPERATION(fmax, "ndcuda::nd_fmax", call, same, same)
+NDCUDA_OPERATION(fmin, "ndcuda::nd_fmin", call, same, same)
+NDCUDA_OPERATION(equal, "==", infix, same, to_bool)
+NDCUDA_OPERATION(not_equal, "!=", infix, same, to_bool)
+NDCUDA_OPERATION(less, "<", infix, same, to_bool)
+NDCUDA_OPERATION(less_equal, "<=", infix, same, to_bool)
+NDCUDA_OPERATION(greater, ">", infix, same, to_bool)
+NDCUDA_OPERATION(greater_equal, ">=", infix, same, to_bool)
+NDCUDA_OPERATION(logical_and, "&&", infix, to_bool, to_bool)
+NDCUDA_OPERATION(logical_or, "||", infix, to_bool, to_bool)
+NDCUDA_OPERATION(logical_xor, "!=", infix, to_bool, to_bool)
+NDCUDA_OPERATION(logical_not, "!", prefix, to_bool, to_bool)
+NDCUDA_OPERATION(bitwise_and, "&", infix, same, same)
+NDCUDA_OPERATION(bitwise_or, "|", infix, same, same)
+NDCUDA_OPERATION(bitwise_xor, "^", infix, same, same)
+NDCUDA_OPERATION(invert, "ndcuda::nd_invert", call, same, same)
+NDCUDA_OPERATION(left_shift, "ndcuda::nd_left_shift", call, same, same)
+NDCUDA_OPERATION(right_shift, "ndcuda::nd_right_shift", call, same, same)
+NDCUDA_OPERATION(abs, "ndcuda::nd_abs", call, same, part_of)
+NDCUDA_OPERATION(sign, "ndcuda::nd_sign", call, same, same)
+NDCUDA_OPERATION(isnan, "ndcuda::nd_isnan", call, same, to_bool)
+NDCUDA_OPERATION(isinf, "ndcuda::nd_isinf", call, same, to_bool)
+NDCUDA_OPERATION(isfinite, "ndcuda::nd_isfinite", call, same, to_bool)
+NDCUDA_OPERATION(real, "ndcuda::nd_real", call, same, part_of)
+NDCUDA_OPERATION(imag, "ndcuda::nd_imag", call, same, part_of)
+NDCUDA_OPERATION(conj, "ndcuda::nd_conj", call, same, same)
+NDCUDA_OPERATION(floor, "ndcuda::nd_floor", call, same, same)
+NDCUDA_OPERATION(ceil, "ndcuda::nd_ceil", call, same, same)
+NDCUDA_OPERATION(trunc, "ndcuda::nd_trunc", call, same, same)
+NDCUDA_OPERATION(round, "ndcuda::nd_round", call, same, same)
+NDCUDA_OPERATION(rint, "ndcuda::nd_rint", call, float_of, float_of)
+NDCUDA_OPERATION(arctan2, "ndcuda::nd_arctan2", call, float_of, float_of)
+// Float functions: integer operands convert to float_of first.
+NDCUDA_OPERATION(sqrt, "ndcuda::nd_sqrt", call, float_of, float_of)
+NDCUDA_OPERATION(cbrt, "ndcuda::nd_cbrt", call, float_of, float_of)
+NDCUDA_OPERATION(exp, "ndcuda::nd_exp", call, float_of, float_of)
+NDCUDA_OPERATION(exp2, "ndcuda::nd_exp2", call, float_of, float_of)
+NDCUDA_OPERATION(expm1, "ndcuda::nd_expm1", call, float_of, float_of)
+NDCUDA_OPERATION(log, "ndcuda::nd_log", call, float_of, float_of)
+NDCUDA_OPERATION(log2, "ndcuda::nd_log2", call, float_of, float_of)
+NDCUDA_OPERATION(log10, "ndcuda::nd_log10", call, float_of, float_of)
+NDCUDA_OPERATION(log1p, "ndcuda::nd_log1p", call, float_of, float_of)
+NDCUDA_OPERATION(sin, "ndcuda::nd_sin", call, float_of, float_of)
+NDCUDA_OPERATION(cos, "ndcuda::nd_cos", call, float_of, float_of)
+NDCUDA_OPERATION(tan, "ndcuda::nd_tan", call, float_of, float_of)
+NDCUDA_OPERATION(arcsin, "ndcuda::nd_arcsin", call, float_of, float_of)
+NDCUDA_OPERATION(arccos, "ndcuda::nd_arccos", call, float_of, float_of)
+NDCUDA_OPERATION(arctan, "ndcuda::nd_arctan", call, float_of, float_of)
+NDCUDA_OPERATION(sinh, "ndcuda::nd_sinh", call, float_of, float_of)
+NDCUDA_OPERATION(cosh, "ndcuda::nd_cosh", call, float_of, float_of)
+NDCUDA_OPERATION(tanh, "ndcuda::nd_tanh", call, float_of, float_of)
+#undef NDCUDA_OPERATION
+
+}  // namespace ndcuda::detail

@@ -1,0 +1,144 @@
+// Spelling expression nodes as CUDA and launching the fused kernel: kept out of the templates so
+// each expression type instantiates only its tree walk.
+#include <ndcuda/array/storage.hpp>
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/ops/codegen.hpp>
+#include <ndcuda/ops/expression.hpp>
+
+#include "jit/elementwise_state.hpp"
+
+namespace ndcuda::detail {
+namespace {
+
+std::string converted(dtype to, const node_code& c) {
+  if (c.value == to) {
+    return c.text;
+  }
+  return "ndcuda::cast<" + std::string(cuda_type_name(to)) + ">(" + c.text + ")";
+}
+
+}  // namespace
+
+node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args) {
+  const dtype in = compute_type(input);
+  const dtype out = compute_type(result);
+  const std::string out_type(cuda_type_name(out));
+  std::string text;
+  switch (s.how) {
+    case form::call:
+      text = std::string(s.text) + "(";
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        text += i == 0 ? "" : ", ";
+        text += converted(in, args[i]);
+      }
+      text += ")";
+      break;
+    case form::infix:
+      // The cast keeps narrow integers narrow (C++ would compute in int) and bools bool.
+      text = "((" + out_type + ")(" + converted(in, args[0]) + " " + s.text + " " + converted(in, args[1]) + "))";
+      break;
+    case form::prefix:
+      text = "((" + out_type + ")(" + s.text;
+      text += converted(in, args[0]);
+      text += "))";
+      break;
+    case form::where:
+      text = "(";
+      text += converted(dtype::bool_, args[0]);
+      text += " ? ";
+      text += converted(in, args[1]);
+      text += " : ";
+      text += converted(in, args[2]);
+      text += ")";
+      break;
+  }
+  return {std::move(text), out};
+}
+
+std::string store_statement(dtype out, const node_code& root) {
+  return "out = " + converted(out, root);
+}
+
+std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std::string& body, const char* name,
+                                                                      dtype out, std::span<const leaf_ref> inputs,
+                                                                      std::span<const dtype> scalars) {
+  std::vector<dtype> in;
+  in.reserve(inputs.size());
+  for (const leaf_ref& l : inputs) {
+    in.push_back(l.type);
+  }
+  return jit::detail::make_elementwise_state(body, std::string("nd_") + name, out, std::move(in),
+                                             std::vector<dtype>(scalars.begin(), scalars.end()));
+}
+
+namespace {
+
+jit::detail::operand operand_of(const leaf_ref& l) {
+  return {l.data, l.layout->shape, l.layout->strides};
+}
+
+void launch(const jit::detail::elementwise_state& state, const leaf_ref& out, std::span<const leaf_ref> inputs,
+            const void* const* scalars, const stream& s) {
+  const shape_t& shape = out.layout->shape;
+  bool dense = is_c_contiguous(shape, out.layout->strides);
+  for (const leaf_ref& in : inputs) {
+    dense = dense && in.layout->shape == shape && is_c_contiguous(shape, in.layout->strides);
+  }
+  std::array<const void*, jit::detail::elementwise_max_inputs> pointers{};
+  if (dense) {  // the common case: no per-launch vectors, no broadcasting work
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      pointers[i] = inputs[i].data;
+    }
+    jit::detail::launch_elementwise(state, shape_size(shape), const_cast<void*>(out.data), pointers.data(), s, scalars);
+    return;
+  }
+  std::vector<jit::detail::operand> operands;
+  operands.reserve(inputs.size());
+  for (const leaf_ref& in : inputs) {
+    operands.push_back(operand_of(in));
+  }
+  jit::detail::launch_elementwise(state, operand_of(out), operands, s, scalars);
+}
+
+}  // namespace
+
+void run_expression(const jit::detail::elementwise_state& state, const leaf_ref& out, std::span<const leaf_ref> inputs,
+                    const void* const* scalars) {
+  const stream& s = *out.s;
+  const shape_t& shape = out.layout->shape;
+  bool overlap = false;
+  for (const leaf_ref& in : inputs) {
+    if (in.device != out.device) {
+      throw error("an expression reads an array on device " + std::to_string(in.device) + " and writes one on device " +
+                  std::to_string(out.device) + "; copy the operands to one device first");
+    }
+    if (in.layout->shape != shape) {  // only then can it fail; it allocates, so skip it otherwise
+      (void)broadcast_strides(in.layout->shape, in.layout->strides, shape);  // NumPy's message
+    }
+    if (!(*in.s == s)) {
+      order_after(s, *in.s);
+    }
+    overlap = overlap || needs_temporary(reinterpret_cast<std::uintptr_t>(out.data), itemsize(out.type), shape,
+                                         out.layout->strides, reinterpret_cast<std::uintptr_t>(in.data),
+                                         itemsize(in.type), in.layout->shape, in.layout->strides);
+  }
+  if (shape_size(shape) == 0) {
+    return;
+  }
+  if (!overlap) {
+    launch(state, out, inputs, scalars, s);
+    return;
+  }
+  // Evaluate into a dense temporary, then copy: the temporary is released on `s` after the copy.
+  void* p = nullptr;
+  const auto owner = allocate_buffer(static_cast<std::size_t>(shape_size(shape)) * itemsize(out.type), s, &p);
+  const view_layout dense = contiguous_layout(shape);
+  launch(state, leaf_ref{p, &dense, out.type, &s, out.device}, inputs, scalars, s);
+  copy_cast(out.type, const_cast<void*>(out.data), shape, out.layout->strides, out.type, p, shape, dense.strides, s);
+}
+
+void compile_expression(const jit::detail::elementwise_state& state, compute_capability cc) {
+  jit::detail::compile_elementwise(state, cc);
+}
+
+}  // namespace ndcuda::detail
