@@ -44,7 +44,7 @@ const nvml_listing& listing() {
 
 struct enumeration {
   int count = 0;
-  enumeration_source source = enumeration_source::none;
+  enumeration_source source = enumeration_source::unavailable;
   std::string reason;  // set when count == 0
 };
 
@@ -87,7 +87,7 @@ enumeration from_driver(const std::string& nvml_reason) {
     if (init_result == CUDA_ERROR_NO_DEVICE || init_result == CUDA_ERROR_INVALID_DEVICE) {
       return {0, enumeration_source::driver, nvml_reason + "; the CUDA driver sees no device" + env_note};
     }
-    return {0, enumeration_source::none, nvml_reason + " and " + why};
+    return {0, enumeration_source::unavailable, nvml_reason + " and " + why};
   }
   int count = 0;
   if (CUresult rc = driver->device_get_count(&count); rc != CUDA_SUCCESS) {
@@ -156,7 +156,7 @@ enumeration_source device_enumeration_source() noexcept {
   try {
     return enumerate().source;
   } catch (...) {
-    return enumeration_source::none;
+    return enumeration_source::unavailable;
   }
 }
 

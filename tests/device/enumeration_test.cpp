@@ -35,7 +35,7 @@ const char* source_name(ndcuda::enumeration_source s) {
       return "nvml";
     case ndcuda::enumeration_source::driver:
       return "driver";
-    case ndcuda::enumeration_source::none:
+    case ndcuda::enumeration_source::unavailable:
       return "none";
   }
   return "?";
@@ -314,7 +314,7 @@ TEST(Enumeration, SourceMatchesWhatIsInstalled) {
   if (ndcuda::detail::nvml::get() == nullptr) {
     EXPECT_NE(source, ndcuda::enumeration_source::nvml);
   }
-  if (source == ndcuda::enumeration_source::none) {
+  if (source == ndcuda::enumeration_source::unavailable) {
     EXPECT_EQ(ndcuda::device_count(), 0);
   }
 }

@@ -28,9 +28,9 @@ void require_devices(int count = 1);
 
 /// Where device_count() got its answer.
 enum class enumeration_source {
-  nvml,    ///< NVML's GPU list with CUDA_VISIBLE_DEVICES applied by ndcuda.
-  driver,  ///< The CUDA driver (NVML missing or failing).
-  none,    ///< Neither could be used; the count is 0.
+  nvml,         ///< NVML's GPU list with CUDA_VISIBLE_DEVICES applied by ndcuda.
+  driver,       ///< The CUDA driver (NVML missing or failing).
+  unavailable,  ///< Neither could be used; the count is 0.
 };
 
 /// How the count is obtained now, for tests and diagnostics.
