@@ -1,4 +1,4 @@
-// ndcuda quick start: find the GPUs, pick one, and order work on its streams.
+// ndcuda quick start: find the GPUs, create arrays, view them, fuse an expression, read back.
 // Without a GPU it prints one line, "no CUDA device available: <why>", and exits with status 2.
 #include <iostream>
 #include <ndcuda/ndcuda.hpp>
@@ -38,6 +38,11 @@ int main() {
     std::cout << a << "\n" << every_other.T() << "\n";
     const std::vector<float> back = nd::asarray(a.to_host(), {12}, s).to_host();
     std::cout << "round trip of " << back.size() << " floats, last " << back.back() << "\n";
+
+    // Expressions fuse into one JIT kernel; b broadcasts along the rows like NumPy.
+    const auto b = nd::linspace<float>(0.0F, 1.0F, 4, true, s);
+    nd::ndarray<float> c = a * 2.0F + nd::sin(b);  // float32 stays float32: C++ scalars are weak
+    std::cout << c << "\n" << nd::eval(c > 10.0F) << "\n";
     return 0;
   } catch (const nd::device_error& e) {
     std::cerr << e.what() << "\n";

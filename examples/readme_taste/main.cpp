@@ -1,0 +1,31 @@
+// The README's "A taste", compiled so that it cannot drift from the API (it is built, and run
+// by the test suite when a GPU is present). Keep it identical to the README's block.
+#include <iostream>
+#include <ndcuda/interop/npy_array.hpp>
+#include <ndcuda/ndcuda.hpp>
+#include <vector>
+
+namespace nd = ndcuda;
+
+int main() {
+  try {
+    nd::require_devices(1);  // NVML count: creates no CUDA context
+    nd::device_guard g{0};   // this thread works on GPU 0 only
+    nd::stream s;            // non-blocking; never the legacy NULL stream
+    auto a = nd::arange<float>(12, s).reshape({3, 4});
+    auto b = nd::linspace<float>(0.0F, 1.0F, 4, true, s);
+    nd::ndarray<float> c = a * 2.0F + nd::sin(b);  // ONE fused JIT kernel; b broadcasts; stays float32
+    auto col = a(nd::all, nd::slice(0, 4, 2));     // a view, like NumPy's a[:, 0:4:2]
+    c = c - col(nd::all, nd::slice(0, 1));         // writes into c's memory (NumPy's c[...] = ...)
+    std::vector<float> h = c.to_host();            // C order
+    std::cout << c << '\n';                        // NumPy's repr
+    nd::save_npy("c.npy", c);                      // np.load reads it back
+    nd::elementwise_kernel<float(float, float)> k("out = x * 3.5f + y * y", "scaled_sum");  // your own
+    (void)h;
+    (void)k;
+    return 0;
+  } catch (const nd::device_error& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+}
