@@ -1,5 +1,6 @@
 // The elementwise kernel templates: an Op applied to every position of an iteration space, in a
-// contiguous variant (aligned vector loads) and an N-d strided one. Builds on indexer.cuh,
+// contiguous variant (aligned vector loads), an N-d strided one, and two 2-d ones (a grid of rows
+// and columns; a shared-memory tile for transposed inputs). Builds on indexer.cuh,
 // numeric.cuh and ufuncs.cuh (what fused expressions call); each variant is one small kernel.
 #pragma once
 
@@ -36,6 +37,119 @@ __forceinline__ void apply_strided(const Op& op, Out* out, const IndexT (&offset
   op(out[offset[0]], in[offset[I + 1]]...);
 }
 
+/// Must match tile_edge and tile_block_rows in src/jit/elementwise_plan.hpp.
+constexpr int tile_edge = 32;
+constexpr int tile_block_rows = 8;
+/// The 2-d variant runs rows narrower than this as one flat loop (host: narrow_columns).
+constexpr int narrow_columns = 32;
+/// One staged input's tile in bytes: edge x (edge + 1) elements, rounded to 16 (host: tile_bytes).
+template <class T>
+constexpr unsigned tile_bytes = (tile_edge * (tile_edge + 1) * sizeof(T) + 15) / 16 * 16;
+
+/// An input of the tiled variant: its data and strides, and its tile when it is staged.
+template <class T, class IndexT>
+struct tiled_input {
+  const T* data;
+  T* tile;  // nullptr: read directly
+  IndexT outer;
+  IndexT inner;
+};
+
+// Input I's tile sits after those of the staged inputs before it (the host sums the same sizes).
+template <int I, class... In>
+__forceinline__ unsigned tile_offset(unsigned staged) {
+  const unsigned bytes[] = {0u, tile_bytes<In>...};  // the leading 0: no zero-size array
+  unsigned offset = 0;
+#pragma unroll
+  for (int j = 0; j < I; ++j) offset += (staged >> j & 1u) ? bytes[j + 1] : 0u;
+  return offset;
+}
+
+// Loads a staged input's part of the tile at (r0, c0): consecutive threads take consecutive rows,
+// along which a transposed input is dense, so the loads coalesce. Stored as tile[column][row].
+template <class T, class IndexT>
+__forceinline__ void stage(const tiled_input<T, IndexT>& in, IndexT r0, IndexT c0, IndexT rows, IndexT cols) {
+  if (in.tile == nullptr) return;
+  const IndexT r = r0 + IndexT(threadIdx.x);
+#pragma unroll
+  for (int k = 0; k < tile_edge; k += tile_block_rows) {
+    const int column = int(threadIdx.y) + k;
+    const IndexT c = c0 + IndexT(column);
+    if (r < rows && c < cols)
+      in.tile[column * (tile_edge + 1) + int(threadIdx.x)] = in.data[r * in.outer + c * in.inner];
+  }
+}
+
+template <class T, class IndexT>
+__forceinline__ const T& tiled_element(const tiled_input<T, IndexT>& in, IndexT r, IndexT c, int row, int column) {
+  return in.tile != nullptr ? in.tile[column * (tile_edge + 1) + row] : in.data[r * in.outer + c * in.inner];
+}
+
+template <class IndexT, class Op, class Out, class... In>
+__forceinline__ void tiled_loop(const Op& op, IndexT rows, IndexT cols, Out* out, IndexT out_outer, IndexT out_inner,
+                                const tiled_input<In, IndexT>&... in) {
+  const IndexT across = (cols + tile_edge - 1) / tile_edge;
+  const IndexT tiles = across * ((rows + tile_edge - 1) / tile_edge);
+  const int column = int(threadIdx.x);
+  for (IndexT t = IndexT(blockIdx.x); t < tiles; t += IndexT(gridDim.x)) {
+    const IndexT tile_row = t / across;
+    const IndexT r0 = tile_row * tile_edge;
+    const IndexT c0 = (t - tile_row * across) * tile_edge;
+    (stage(in, r0, c0, rows, cols), ...);
+    __syncthreads();
+    // Threads along x take consecutive columns: the output (inner stride 1) is written coalesced,
+    // staged inputs are read across the tile's padded rows without bank conflicts.
+    const IndexT c = c0 + IndexT(column);
+#pragma unroll
+    for (int k = 0; k < tile_edge; k += tile_block_rows) {
+      const int row = int(threadIdx.y) + k;
+      const IndexT r = r0 + IndexT(row);
+      if (r < rows && c < cols) op(out[r * out_outer + c * out_inner], tiled_element(in, r, c, row, column)...);
+    }
+    __syncthreads();  // before the next tile overwrites this one
+  }
+}
+
+template <class IndexT, class Op, class Out, int... I, class... In>
+__forceinline__ void tiled(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index, unsigned staged,
+                           Out* out, index_list<I...>, const In*... in) {
+  extern __shared__ __align__(16) unsigned char tile_memory[];
+  tiled_loop(op, index.shape[0], index.shape[1], out, index.strides[0][0], index.strides[0][1],
+             tiled_input<In, IndexT>{
+                 in, (staged >> I & 1u) ? reinterpret_cast<In*>(tile_memory + tile_offset<I, In...>(staged)) : nullptr,
+                 index.strides[I + 1][0], index.strides[I + 1][1]}...);
+}
+
+template <class IndexT, class Op, class Out, int... I, class... In>
+__forceinline__ void rows_and_columns(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index,
+                                      Out* out, index_list<I...>, const In*... in) {
+  constexpr int NARGS = 1 + sizeof...(In);
+  if (index.shape[1] < narrow_columns) {
+    // Rows narrower than a warp would idle most lanes: one flat loop, one div per element. The
+    // host launches a 1-d grid here (same threshold).
+    const IndexT step = IndexT(gridDim.x) * IndexT(blockDim.x);
+    for (IndexT i = IndexT(blockIdx.x) * IndexT(blockDim.x) + IndexT(threadIdx.x); i < index.size; i += step) {
+      const IndexT r = i / index.shape[1];
+      const IndexT c = i - r * index.shape[1];
+      op(out[r * index.strides[0][0] + c * index.strides[0][1]],
+         in[r * index.strides[I + 1][0] + c * index.strides[I + 1][1]]...);
+    }
+    return;
+  }
+  const IndexT row_step = IndexT(gridDim.y) * IndexT(blockDim.y);
+  const IndexT column_step = IndexT(gridDim.x) * IndexT(blockDim.x);
+  const IndexT first_column = IndexT(blockIdx.x) * IndexT(blockDim.x) + IndexT(threadIdx.x);
+  for (IndexT r = IndexT(blockIdx.y) * IndexT(blockDim.y) + IndexT(threadIdx.y); r < index.shape[0]; r += row_step) {
+    IndexT base[NARGS];
+#pragma unroll
+    for (int a = 0; a < NARGS; ++a) base[a] = r * index.strides[a][0];
+#pragma unroll 1
+    for (IndexT c = first_column; c < index.shape[1]; c += column_step) {
+      op(out[base[0] + c * index.strides[0][1]], in[base[I + 1] + c * index.strides[I + 1][1]]...);
+    }
+  }
+}
+
 }  // namespace detail
 
 /// Every operand dense and laid out alike, n elements. With VEC > 1 each thread handles VEC
@@ -68,6 +182,24 @@ __forceinline__ void elementwise_strided(const Op& op, const strided_indexer<NDI
     index.offsets(i, offset);
     detail::apply_strided(op, out, offset, typename make_index_list<sizeof...(In)>::type(), in...);
   }
+}
+
+/// Two dimensions, any strides: blockIdx.y and threadIdx.y walk rows, x walks columns (both
+/// grid-stride), so the per-element div/mod of the N-d indexer is gone. Outer broadcasts run here.
+template <class IndexT, class Op, class Out, class... In>
+__forceinline__ void elementwise_2d(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index, Out* out,
+                                    const In*... in) {
+  detail::rows_and_columns(op, index, out, typename make_index_list<sizeof...(In)>::type(), in...);
+}
+
+/// Two dimensions, some inputs transposed relative to the output (bit i of `staged`: input i):
+/// those pass through a tile_edge-square shared-memory tile per block (dynamic shared memory, as
+/// the host sized it), so both their reads and the output's writes coalesce. Blocks are
+/// tile_edge x tile_block_rows threads and walk the tiles grid-stride along blockIdx.x.
+template <class IndexT, class Op, class Out, class... In>
+__forceinline__ void elementwise_tiled(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index,
+                                       unsigned staged, Out* out, const In*... in) {
+  detail::tiled(op, index, staged, out, typename make_index_list<sizeof...(In)>::type(), in...);
 }
 
 }  // namespace ndcuda

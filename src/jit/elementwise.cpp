@@ -1,4 +1,4 @@
-// Elementwise launches: plan, variant, geometry from the occupancy helper, arguments.
+// Elementwise launches: plan, variant, geometry (1-d from the occupancy helper, or 2-d), arguments.
 #include <algorithm>
 #include <cstdint>
 #include <ndcuda/core/error.hpp>
@@ -25,6 +25,39 @@ void run(const loaded_kernel& k, index_t work, const stream& s, void** args, con
   check_arguments(k, sizes, count);
   const auto [grid, block] = geometry(k, work);
   launch(k, grid, block, 0, static_cast<CUstream>(s.handle()), args);
+}
+
+index_t ceil_div(index_t a, index_t b) {
+  return (a + b - 1) / b;
+}
+
+// The 2-d grid: a block as wide as the rows (a power of two from one warp up to the occupancy
+// helper's block), the rest of its threads on further rows; enough blocks to cover every row and
+// column once, capped where the kernel's grid-stride loops take over (grid.y's hardware limit, and
+// grid.x * block.x <= 2^29 so 32-bit column indices cannot overflow).
+std::pair<dim3, dim3> geometry_2d(const loaded_kernel& k, index_t rows, index_t cols) {
+  const index_t block = std::max(k.block_size, 32);
+  index_t width = 32;
+  while (width < cols && width < block) {
+    width *= 2;
+  }
+  const index_t height = std::max<index_t>(block / width, 1);
+  const index_t grid_x = std::min(ceil_div(cols, width), (index_t{1} << 29) / width);
+  const index_t grid_y = std::min<index_t>(ceil_div(rows, height), 65535);
+  return {dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y)),
+          dim3(static_cast<unsigned>(width), static_cast<unsigned>(height))};
+}
+
+// The tiled variant: fixed tile_edge x tile_block_rows blocks (the kernel's layout), one per tile
+// up to four waves' worth of threads, as geometry() allows; the kernel loops over the rest.
+std::pair<dim3, dim3> geometry_tiled(const loaded_kernel& k, index_t rows, index_t cols) {
+  const index_t threads = index_t{tile_edge} * tile_block_rows;
+  const index_t tiles = ceil_div(rows, tile_edge) * ceil_div(cols, tile_edge);
+  const index_t waves =
+      std::max<index_t>(index_t{std::max(k.min_grid_size, 1)} * std::max(k.block_size, 32) * 4 / threads, 1);
+  const index_t blocks = std::clamp<index_t>(tiles, 1, std::min(waves, (index_t{1} << 29) / threads));
+  return {dim3(static_cast<unsigned>(blocks)),
+          dim3(static_cast<unsigned>(tile_edge), static_cast<unsigned>(tile_block_rows))};
 }
 
 }  // namespace
@@ -189,7 +222,19 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
   }
   args.push_back(indexer);
   sizes.push_back(indexer_bytes);
-  run(k, plan.size, s, args.data(), sizes.data(), args.size());
+  std::uint32_t staged = plan.staged;
+  if (plan.tiled()) {
+    args.push_back(&staged);
+    sizes.push_back(sizeof staged);
+  }
+  if (plan.ndim() != 2 || (!plan.tiled() && plan.shape[1] < narrow_columns)) {
+    run(k, plan.size, s, args.data(), sizes.data(), args.size());
+    return;
+  }
+  check_arguments(k, sizes.data(), args.size());
+  const auto [grid, block] =
+      plan.tiled() ? geometry_tiled(k, plan.shape[0], plan.shape[1]) : geometry_2d(k, plan.shape[0], plan.shape[1]);
+  launch(k, grid, block, plan.shared_bytes, static_cast<CUstream>(s.handle()), args.data());
 }
 
 void compile_elementwise(const elementwise_state& state, compute_capability cc) {

@@ -1,5 +1,5 @@
 // Collapsing and variant choice for elementwise launches: what makes a 4-d contiguous add run as
-// a 1-d vectorised loop, and a transposed copy as a 2-d strided one.
+// a 1-d vectorised loop, an outer broadcast as a 2-d grid, and a transpose as a 2-d tiled one.
 #include "jit/elementwise_plan.hpp"
 
 #include <algorithm>
@@ -18,11 +18,34 @@ int log2_of(int v) {
   return r;
 }
 
+// The output's inner stride is its smallest (dimensions follow its memory order). An input whose
+// inner stride is larger than its outer one is transposed relative to it: read directly, a warp's
+// loads would scatter across rows, so it is staged through a tile read along its dense axis.
+// Inputs dense along the row (inner stride 1) or broadcast along it (0) are read directly.
+void choose_tiles(elementwise_plan& plan, std::span<const std::size_t> itemsizes) {
+  if (plan.shape.size() != 2 || plan.shape[0] < tile_min_extent || plan.shape[1] < tile_min_extent) {
+    return;
+  }
+  for (std::size_t i = 1; i < plan.strides.size(); ++i) {
+    const index_t outer = std::abs(plan.strides[i][0]);
+    const index_t inner = std::abs(plan.strides[i][1]);
+    const std::size_t bytes = tile_bytes(itemsizes[i]);
+    // Past the shared-memory budget the remaining inputs are read directly: slower, still right.
+    if (inner > 1 && outer < inner && plan.shared_bytes + bytes <= tile_max_bytes) {
+      plan.staged |= std::uint32_t{1} << (i - 1);
+      plan.shared_bytes += bytes;
+    }
+  }
+}
+
 }  // namespace
 
 int elementwise_plan::variant() const {
   if (contiguous) {
     return log2_of(vector) * 2 + (index64 ? 1 : 0);
+  }
+  if (tiled()) {
+    return 10 + 2 * elementwise_max_ndim + (index64 ? 1 : 0);
   }
   return 10 + (ndim() - 1) * 2 + (index64 ? 1 : 0);
 }
@@ -127,6 +150,7 @@ elementwise_plan plan_strided(std::span<const index_t> shape, std::span<const st
   plan.index64 = !small;
   plan.shape = std::move(merged_shape);
   plan.strides = std::move(merged);
+  choose_tiles(plan, itemsizes);
   return plan;
 }
 

@@ -17,8 +17,27 @@ inline constexpr int elementwise_max_ndim = 32;
 /// Largest element count and offset that 32-bit indexing handles: half of INT32_MAX's range, so
 /// a grid-stride index plus one full stride (<= 2^29 threads) never overflows.
 inline constexpr index_t index32_limit = index_t{1} << 30;
-/// Contiguous variants: vector widths 1, 2, 4, 8, 16 by index width; then strided ndim 1..32.
-inline constexpr int elementwise_variant_count = 10 + 2 * elementwise_max_ndim;
+/// Contiguous variants: vector widths 1, 2, 4, 8, 16 by index width; then strided ndim 1..32
+/// (ndim 2 runs as a 2-d grid of rows and columns, no div/mod per element); then 2-d tiled.
+inline constexpr int elementwise_variant_count = 12 + 2 * elementwise_max_ndim;
+/// The tiled variant's tile edge and its block (tile_edge x tile_block_rows threads, each thread
+/// covering tile_edge / tile_block_rows rows): must match kernels/elementwise.cuh.
+inline constexpr int tile_edge = 32;
+inline constexpr int tile_block_rows = 8;
+/// The 2-d variant runs rows narrower than this as one flat loop over a 1-d grid (a block per
+/// row would leave most of a warp idle): must match kernels/elementwise.cuh.
+inline constexpr index_t narrow_columns = 32;
+/// A transposed input is staged only when both iteration extents reach this: a tile mostly
+/// outside a thin iteration leaves most of its threads idle.
+inline constexpr index_t tile_min_extent = 16;
+/// Dynamic shared memory the tiles may take without opting in to more (per block).
+inline constexpr std::size_t tile_max_bytes = 48 * 1024;
+
+/// Shared memory of one staged input's tile: tile_edge x (tile_edge + 1) elements (the pad column
+/// keeps the transposed reads free of bank conflicts), rounded to 16 bytes so the next is aligned.
+[[nodiscard]] constexpr std::size_t tile_bytes(std::size_t itemsize) {
+  return (static_cast<std::size_t>(tile_edge * (tile_edge + 1)) * itemsize + 15) / 16 * 16;
+}
 
 struct elementwise_plan {
   bool contiguous = true;
@@ -27,6 +46,12 @@ struct elementwise_plan {
   index_t size = 0;
   shape_t shape;                   ///< strided: collapsed iteration shape, outermost first
   std::vector<strides_t> strides;  ///< strided: per operand (output first), collapsed
+  /// 2-d only: inputs (bit i = input i) read through a shared-memory tile, because they are
+  /// transposed relative to the output; nonzero selects the tiled variant.
+  std::uint32_t staged = 0;
+  std::size_t shared_bytes = 0;  ///< the staged inputs' tiles together
+
+  [[nodiscard]] bool tiled() const { return staged != 0; }
 
   [[nodiscard]] int ndim() const { return contiguous ? 1 : static_cast<int>(shape.size()); }
   /// Dense id in [0, elementwise_variant_count): one compiled kernel per id.

@@ -33,7 +33,11 @@ void check_kernel_identifier(std::string_view name, std::string_view what) {
 
 std::string elementwise_kernel_name(std::string_view name, const elementwise_plan& plan) {
   std::string kernel(name);
-  kernel += plan.contiguous ? "__c" + std::to_string(plan.vector) : "__s" + std::to_string(plan.ndim());
+  if (plan.contiguous) {
+    kernel += "__c" + std::to_string(plan.vector);
+  } else {
+    kernel += (plan.tiled() ? "__t" : "__s") + std::to_string(plan.ndim());
+  }
   kernel += plan.index64 ? "_i64" : "_i32";
   return kernel;
 }
@@ -61,6 +65,7 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
   };
   emit("// ndcuda elementwise kernel '" + std::string(name) + "', " +
        (plan.contiguous ? "contiguous, " + std::to_string(plan.vector) + " per vector"
+        : plan.tiled()  ? std::string("2-d tiled")
                         : "strided, " + std::to_string(plan.ndim()) + "-d") +
        ", " + (plan.index64 ? "64" : "32") + "-bit indexing");
   if (uses(dtype::float16)) {
@@ -114,9 +119,20 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
   } else {
     const std::string indexer = "ndcuda::strided_indexer<" + std::to_string(plan.ndim()) + ", " +
                                 std::to_string(in_types.size() + 1) + ", " + index + ">";
-    emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {");
-    emit("  ndcuda::elementwise_strided<" + std::to_string(plan.ndim()) + ", " + index + ">(" + body_init +
-         ", index, out" + call_args + ");");
+    if (plan.tiled()) {
+      // The launcher's block is exactly tile_edge x tile_block_rows threads; the bound keeps the
+      // register count low enough for that block on any body.
+      emit("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(tile_edge * tile_block_rows) + ") " +
+           kernel + "(" + kernel_params + ", " + indexer + " index, unsigned staged) {");
+      emit("  ndcuda::elementwise_tiled<" + index + ">(" + body_init + ", index, staged, out" + call_args + ");");
+    } else if (plan.ndim() == 2) {
+      emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {");
+      emit("  ndcuda::elementwise_2d<" + index + ">(" + body_init + ", index, out" + call_args + ");");
+    } else {
+      emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {");
+      emit("  ndcuda::elementwise_strided<" + std::to_string(plan.ndim()) + ", " + index + ">(" + body_init +
+           ", index, out" + call_args + ");");
+    }
   }
   emit("}");
   return s;

@@ -19,7 +19,8 @@ struct elementwise_signature {
   std::vector<dtype> scalars = {};
 };
 
-/// "scaled_sum__c4_i32" (contiguous, 4 per vector, 32-bit) or "scaled_sum__s3_i64" (strided 3-d).
+/// "scaled_sum__c4_i32" (contiguous, 4 per vector, 32-bit), "scaled_sum__s3_i64" (strided 3-d) or
+/// "scaled_sum__t2_i32" (2-d tiled).
 [[nodiscard]] std::string elementwise_kernel_name(std::string_view name, const elementwise_plan& plan);
 
 /// The full source. Inputs are in0, in1, ... (and x, y, z, w for the first four), scalars s0, s1,

@@ -102,10 +102,72 @@ TEST(JitElementwisePlan, VariantIdsAreDenseAndDistinct) {
       p.shape.assign(static_cast<std::size_t>(ndim), 2);
       ids.insert(p.variant());
     }
+    jd::elementwise_plan tiled;
+    tiled.contiguous = false;
+    tiled.index64 = index64;
+    tiled.shape = {64, 64};
+    tiled.staged = 1;
+    ids.insert(tiled.variant());
   }
   EXPECT_EQ(ids.size(), static_cast<std::size_t>(jd::elementwise_variant_count));
   EXPECT_EQ(*ids.begin(), 0);
   EXPECT_EQ(*ids.rbegin(), jd::elementwise_variant_count - 1);
+}
+
+TEST(JitElementwisePlan, ATransposedInputRunsThroughTheTiledVariant) {
+  // c = a.T(): output C-order, the input dense along the output's rows.
+  const auto t = plan({1000, 333}, {{333, 1}, {1, 1000}});
+  EXPECT_FALSE(t.contiguous);
+  EXPECT_TRUE(t.tiled());
+  EXPECT_EQ(t.staged, 1U);
+  EXPECT_EQ(t.shared_bytes, jd::tile_bytes(4));
+  EXPECT_EQ(t.variant(), 10 + 2 * jd::elementwise_max_ndim);
+  EXPECT_EQ(jd::elementwise_kernel_name("copy", t), "copy__t2_i32");
+  // A transposed output with a row-major input: iteration follows the output, so the input is
+  // the transposed one. A second input laid out like the output is read directly (bit 1 clear).
+  const auto o = plan({64, 48}, {{1, 64}, {48, 1}, {1, 64}});
+  EXPECT_EQ(o.shape, (nd::shape_t{48, 64}));
+  EXPECT_EQ(o.staged, 1U);
+  // Transposed and broadcast mixed: a.T() + b[None, :] + c[:, None].
+  const auto m = plan({40, 50}, {{50, 1}, {1, 40}, {0, 1}, {1, 0}});
+  EXPECT_EQ(m.staged, 1U);
+  // 64-bit indexing keeps its own id.
+  EXPECT_EQ(plan({40, 50}, {{50, 1}, {1, nd::index_t{1} << 31}}).variant(), 11 + 2 * jd::elementwise_max_ndim);
+}
+
+TEST(JitElementwisePlan, TilesOnlyWhereTheyPayAndFitInSharedMemory) {
+  // Thin iterations (either extent below a tile's worth) and sliced-but-not-transposed inputs
+  // (outer stride still the larger) are read directly.
+  EXPECT_FALSE(plan({8, 1000}, {{1000, 1}, {1, 8}}).tiled());
+  EXPECT_FALSE(plan({1000, 8}, {{8, 1}, {1, 1000}}).tiled());
+  EXPECT_FALSE(plan({64, 64}, {{64, 1}, {256, 2}}).tiled());
+  // 1 x N and N x 1 "transposes" collapse to one dense dimension.
+  EXPECT_TRUE(plan({1, 4097}, {{4097, 1}, {1, 1}}).contiguous);
+  EXPECT_TRUE(plan({4097, 1}, {{1, 1}, {1, 4097}}).contiguous);
+  // Past 48 KiB of tiles the remaining transposed inputs are read directly.
+  const nd::shape_t shape = {64, 64};
+  std::vector<nd::strides_t> strides(6, nd::strides_t{1, 64});
+  strides[0] = {64, 1};
+  const std::vector<std::uintptr_t> addresses(strides.size(), 4096);
+  const std::vector<std::size_t> sizes(strides.size(), 16);  // complex128
+  const auto p = jd::plan_strided(shape, strides, addresses, sizes);
+  EXPECT_EQ(p.staged, 0b11U);
+  EXPECT_EQ(p.shared_bytes, 2 * jd::tile_bytes(16));
+  EXPECT_LE(p.shared_bytes, jd::tile_max_bytes);
+}
+
+TEST(JitElementwisePlan, AnOuterBroadcastRunsAsATwoDimensionalGrid) {
+  // (8192, 1) + (1, 8192) into a contiguous (8192, 8192): 2-d, nothing to stage.
+  const auto p = plan({8192, 8192}, {{8192, 1}, {1, 0}, {0, 1}});
+  EXPECT_FALSE(p.contiguous);
+  EXPECT_FALSE(p.tiled());
+  EXPECT_EQ(p.ndim(), 2);
+  EXPECT_EQ(p.variant(), 12);
+  EXPECT_EQ(jd::elementwise_kernel_name("add", p), "add__s2_i32");
+  // And the contiguous add stays contiguous.
+  const auto c = plan({8192, 8192}, {{8192, 1}, {8192, 1}, {8192, 1}});
+  EXPECT_TRUE(c.contiguous);
+  EXPECT_EQ(c.vector, 4);
 }
 
 TEST(JitElementwisePlan, TooManyDimensionsThatDoNotCollapseAreRefused) {

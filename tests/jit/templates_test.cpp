@@ -162,3 +162,34 @@ TEST(JitTemplates, GeneratedElementwiseSourcesCompile) {
     EXPECT_NO_THROW((void)jd::nvrtc_compile(key)) << source;
   }
 }
+
+TEST(JitTemplates, TwoDimensionalAndTiledElementwiseSourcesCompileWithoutWarnings) {
+  using nd::dtype;
+  const std::vector<std::pair<const char*, jd::elementwise_signature>> cases = {
+      {"out = x + y", {dtype::float32, {dtype::float32, dtype::float32}}},
+      {"out = x * 2.0", {dtype::float64, {dtype::float64}}},
+      {"out = x - y", {dtype::int8, {dtype::int8, dtype::int8}}},
+      {"out = x * y + z", {dtype::complex64, {dtype::complex64, dtype::complex64, dtype::complex64}}},
+      {"out = x + y", {dtype::float16, {dtype::float16, dtype::float16}}},
+      {"out = s0 * x", {dtype::float32, {dtype::float32}, {dtype::float32}}},
+      {"out = 7", {dtype::uint8, {}}},
+  };
+  for (const auto& [body, signature] : cases) {
+    for (bool index64 : {false, true}) {
+      for (bool tiled : {false, true}) {
+        jd::elementwise_plan plan;
+        plan.contiguous = false;
+        plan.index64 = index64;
+        plan.shape = {64, 64};
+        // Every input staged: the tile offsets of several inputs (of mixed sizes) are exercised.
+        plan.staged = tiled ? (std::uint32_t{1} << signature.in.size()) - 1 : 0;
+        const std::string source = jd::elementwise_source(body, "case", signature, plan);
+        const std::string name = jd::elementwise_kernel_name("case", plan);
+        const auto key = jd::make_key(source, "case.cu", {name}, jd::generated_kernel_options(), {90, false});
+        jd::compiled_program program;
+        ASSERT_NO_THROW(program = jd::nvrtc_compile(key)) << source;
+        EXPECT_EQ(program.log.find("warning"), std::string::npos) << program.log << source;
+      }
+    }
+  }
+}
