@@ -47,7 +47,9 @@ std::int64_t py_floordiv(std::int64_t a, std::int64_t b) {
   }
   return q;
 }
-std::int64_t py_mod(std::int64_t a, std::int64_t b) { return b == 0 ? 0 : a - py_floordiv(a, b) * b; }
+std::int64_t py_mod(std::int64_t a, std::int64_t b) {
+  return b == 0 ? 0 : a - py_floordiv(a, b) * b;
+}
 
 }  // namespace
 
