@@ -43,7 +43,11 @@ std::pair<dim3, dim3> geometry_2d(const loaded_kernel& k, index_t rows, index_t 
   }
   const index_t height = std::max<index_t>(block / width, 1);
   const index_t grid_x = std::min(ceil_div(cols, width), (index_t{1} << 29) / width);
-  const index_t grid_y = std::min<index_t>(ceil_div(rows, height), 65535);
+  // About four waves of blocks in all; the kernel's row loop is grid-stride. One block per row
+  // (65536 blocks of one element per thread for an 8192^2 outer product) spent more time
+  // scheduling blocks than moving bytes.
+  const index_t wave_blocks = std::max<index_t>(index_t{std::max(k.min_grid_size, 1)} * 4 / grid_x, 1);
+  const index_t grid_y = std::min<index_t>({ceil_div(rows, height), wave_blocks, 65535});
   return {dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y)),
           dim3(static_cast<unsigned>(width), static_cast<unsigned>(height))};
 }
