@@ -25,8 +25,8 @@ namespace ndcuda::detail {
   X(get_error_name, cuGetErrorName, ::cuGetErrorName)                                \
   X(get_error_string, cuGetErrorString, ::cuGetErrorString)                          \
   X(pointer_get_attribute, cuPointerGetAttribute, ::cuPointerGetAttribute)           \
-  X(mem_get_address_range, cuMemGetAddressRange, ::cuMemGetAddressRange_v2)         \
-  X(stream_is_capturing, cuStreamIsCapturing, ::cuStreamIsCapturing)               \
+  X(mem_get_address_range, cuMemGetAddressRange, ::cuMemGetAddressRange_v2)          \
+  X(stream_is_capturing, cuStreamIsCapturing, ::cuStreamIsCapturing)                 \
   X(library_load_data, cuLibraryLoadData, ::cuLibraryLoadData)                       \
   X(library_unload, cuLibraryUnload, ::cuLibraryUnload)                              \
   X(library_get_kernel, cuLibraryGetKernel, ::cuLibraryGetKernel)                    \
