@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <ndcuda/ndcuda.hpp>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "support/gpu.hpp"
@@ -208,4 +210,18 @@ TEST(OpsGpu, HalfIntegerAndComplexDtypes) {
   EXPECT_EQ(nd::eval(nd::conj(z) * z).to_host()[1], std::complex<float>(25, 0));
   const auto m = nd::eval(nd::arange<float>(4) > 1.5f);
   EXPECT_EQ(nd::eval(nd::where(m, 1.0f, -1.0f)).to_host()[3], 1.0f);
+}
+
+TEST(OpsGpu, PrintingAnExpressionPrintsItsValue) {
+  NDCUDA_REQUIRE_GPU();
+  const auto a = nd::asarray(std::vector<float>{1, 2, 3, 4}, {2, 2});
+  std::ostringstream direct;
+  direct << (a > 2.0f);
+  std::ostringstream evaluated;
+  evaluated << nd::eval(a > 2.0f);
+  EXPECT_EQ(direct.str(), evaluated.str());
+  EXPECT_EQ(direct.str(), "array([[False, False],\n       [ True,  True]])");
+  std::ostringstream sum;
+  sum << a + 1.0f;  // + binds tighter than <<
+  EXPECT_NE(sum.str().find("5."), std::string::npos) << sum.str();
 }

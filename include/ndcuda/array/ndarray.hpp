@@ -12,6 +12,7 @@
 #include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/core/scalar.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <optional>
@@ -89,6 +90,14 @@ class ndarray {
   template <array_expression X>
   ndarray& operator=(const X& x) {
     x.assign_to(*this);
+    return *this;
+  }
+  /// Writes the weak scalar `value` into every element (NumPy's `d[...] = 3`), on stream(). It
+  /// converts as in an expression: an integer that does not fit E throws; a float into an integer
+  /// array truncates. A complex scalar needs a complex array (NumPy raises TypeError).
+  template <weak_scalar S>
+  requires(is_complex(dtype_of<E>) || !detail::is_std_complex<S>) ndarray& operator=(const S& value) {
+    fill_elements(detail::scalar_as<E>(value));
     return *this;
   }
   /// Makes this handle refer to `other`'s data (what `=` does for Python names).
@@ -256,6 +265,33 @@ class ndarray {
     } else {
       detail::copy_cast(dtype_of<E>, data(), shape(), strides(), dtype_of<U>, other.data(), other.shape(),
                         other.strides(), stream_);
+    }
+  }
+
+  void fill_elements(const E& value) {
+    if (size() == 0) {
+      return;
+    }
+    // The one axis left when extent-1 axes are dropped, if there is only one: a strided fill.
+    int axes = 0;
+    index_t stride = 1;
+    for (std::size_t i = 0; i < layout_.shape.size(); ++i) {
+      if (layout_.shape[i] != 1) {
+        ++axes;
+        stride = layout_.strides[i];
+      }
+    }
+    if (is_contiguous()) {
+      detail::fill_pattern(data(), sizeof(E), &value, size(), 1, stream_);
+    } else if (axes <= 1) {
+      detail::fill_pattern(data(), sizeof(E), &value, size(), stride, stream_);
+    } else {
+      // A one-element buffer broadcast by the strided copy kernel (writes each element once,
+      // or many times through zero strides, always the same value).
+      void* p = nullptr;
+      const auto one = detail::allocate_buffer(sizeof(E), stream_, &p);
+      detail::fill_pattern(p, sizeof(E), &value, 1, 1, stream_);
+      detail::copy_cast(dtype_of<E>, data(), shape(), strides(), dtype_of<E>, p, {}, {}, stream_);
     }
   }
 

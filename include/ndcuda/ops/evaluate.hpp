@@ -10,6 +10,7 @@
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/ops/codegen.hpp>
 #include <ndcuda/ops/expression.hpp>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -190,6 +191,12 @@ template <class X>
 requires detail::is_expr<std::remove_cvref_t<X>>
 [[nodiscard]] auto eval(const X& x) {
   return x.template evaluate<typename std::remove_cvref_t<X>::value_type>();
+}
+
+/// Prints the value of `x` (evaluated as eval does) as the array's repr; waits for the result.
+template <class X>
+requires detail::is_expr<std::remove_cvref_t<X>> std::ostream& operator<<(std::ostream& os, const X& x) {
+  return os << eval(x);
 }
 
 }  // namespace ndcuda

@@ -8,6 +8,7 @@
 #include <ndcuda/array/ndarray.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
+#include <ndcuda/core/scalar.hpp>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -40,42 +41,6 @@ struct scalar_leaf {
   static constexpr int scalars = 1;
   type_of<D> value;
 };
-
-/// Converts a weak scalar to the dtype it takes in the expression. An integer that does not fit
-/// an integer dtype is an error, as NumPy 2 raises OverflowError for `uint8_array + 300`.
-template <class T, weak_scalar S>
-T scalar_as(const S& v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    if constexpr (is_std_complex<S>) {
-      return __float2half(static_cast<float>(v.real()));
-    } else {
-      return __float2half(static_cast<float>(v));
-    }
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16(static_cast<float>(v));
-  } else if constexpr (is_std_complex<T>) {
-    if constexpr (is_std_complex<S>) {
-      return T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
-    } else {
-      return T(static_cast<typename T::value_type>(v));
-    }
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return v != S(0);
-  } else if constexpr (is_std_complex<S>) {
-    return static_cast<T>(v.real());
-  } else {
-    if constexpr (std::is_integral_v<T> && std::is_integral_v<S> && !std::is_same_v<S, bool>) {
-      const auto t = static_cast<T>(v);
-      if (static_cast<S>(t) != v || (t < T(0)) != (v < S(0))) {
-        throw error("the C++ integer " + std::to_string(v) + " is out of bounds for the expression's dtype " +
-                    std::string(name(dtype_of<T>)) + "; cast the array (astype) to a wider type first");
-      }
-      return t;
-    } else {
-      return static_cast<T>(v);
-    }
-  }
-}
 
 }  // namespace detail
 

@@ -1,0 +1,142 @@
+// Scalar assignment (`d = 3`, NumPy's `d[...] = 3`): the conversion rules and errors on the host,
+// and the fill on the GPU for several dtypes, contiguous and strided views, on the array's stream.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <cstdint>
+#include <ndcuda/ndcuda.hpp>
+#include <type_traits>
+#include <vector>
+
+#include "support/gpu.hpp"
+
+namespace nd = ndcuda;
+
+namespace {
+
+// An array whose data pointer is fake: only paths that launch nothing may run on it.
+template <class T>
+nd::ndarray<T> fake(nd::shape_t shape) {
+  return nd::from_device(reinterpret_cast<T*>(std::uintptr_t{0x10000}), std::move(shape), nullptr, 0, {},
+                         nd::stream::wrap(cudaStreamPerThread, 0));
+}
+
+}  // namespace
+
+// NumPy: a complex scalar into a real array is a TypeError; every other weak scalar converts.
+static_assert(std::is_assignable_v<nd::ndarray<float>&, int>);
+static_assert(std::is_assignable_v<nd::ndarray<std::uint8_t>&, double>);
+static_assert(std::is_assignable_v<nd::ndarray<bool>&, int>);
+static_assert(std::is_assignable_v<nd::ndarray<__half>&, float>);
+static_assert(std::is_assignable_v<nd::ndarray<std::complex<float>>&, std::complex<double>>);
+static_assert(!std::is_assignable_v<nd::ndarray<float>&, std::complex<double>>);
+static_assert(!std::is_assignable_v<nd::ndarray<std::int32_t>&, std::complex<float>>);
+
+TEST(ArrayScalarAssign, IntegerOutOfRangeThrowsBeforeAnyLaunch) {
+  auto u8 = fake<std::uint8_t>({4});
+  EXPECT_THROW(u8 = 300, nd::error);
+  EXPECT_THROW(u8 = -1, nd::error);
+  auto i8 = fake<std::int8_t>({4});
+  EXPECT_THROW(i8 = 128, nd::error);
+  EXPECT_THROW(i8 = -129, nd::error);
+  auto u64 = fake<std::uint64_t>({4});
+  EXPECT_THROW(u64 = -1, nd::error);
+  // A zero-size array launches nothing, so the in-range cases run here too.
+  auto empty = fake<std::uint8_t>({0, 3});
+  EXPECT_NO_THROW(empty = 255);
+  EXPECT_NO_THROW(empty = 0);
+  EXPECT_THROW(empty = 256, nd::error);
+}
+
+TEST(ArrayScalarAssign, ConversionFollowsExpressionScalars) {
+  EXPECT_EQ(nd::detail::scalar_as<std::int32_t>(3.9), 3);
+  EXPECT_EQ(nd::detail::scalar_as<std::int32_t>(-3.9), -3);
+  EXPECT_TRUE(nd::detail::scalar_as<bool>(3));
+  EXPECT_FALSE(nd::detail::scalar_as<bool>(0.0));
+  EXPECT_EQ(__half2float(nd::detail::scalar_as<__half>(7)), 7.0f);
+  EXPECT_EQ(nd::detail::scalar_as<std::complex<float>>(2), std::complex<float>(2, 0));
+}
+
+namespace {
+
+template <class T>
+double as_double(T v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __bfloat162float(v);
+  } else if constexpr (nd::detail::is_std_complex<T>) {
+    return static_cast<double>(v.real()) + 1000.0 * static_cast<double>(v.imag());
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+// Contiguous 2-d, then every other column (a 2-d strided view: the broadcast copy), then every
+// third element of a row (a 1-d strided view: the strided fill).
+template <class T, class S>
+void check_fill(S value, double want) {
+  SCOPED_TRACE(std::string(nd::name(nd::dtype_of<T>)));
+  const nd::index_t m = 37, n = 130;
+  nd::ndarray<T> a = nd::empty<T>({m, n});
+  a = 0;
+  for (const T& x : a.to_host()) {
+    ASSERT_EQ(as_double<T>(x), 0.0);
+  }
+  a = value;
+  for (const T& x : a.to_host()) {
+    ASSERT_EQ(as_double<T>(x), want);
+  }
+  a = 0;
+  a(nd::all, nd::slice(0, n, 2)) = value;
+  auto h = a.to_host();
+  for (nd::index_t i = 0; i < m; ++i) {
+    for (nd::index_t j = 0; j < n; ++j) {
+      ASSERT_EQ(as_double<T>(h[static_cast<std::size_t>(i * n + j)]), j % 2 == 0 ? want : 0.0) << i << "," << j;
+    }
+  }
+  a = 0;
+  a(5, nd::slice(nd::none, nd::none, -3)) = value;
+  h = a.to_host();
+  for (nd::index_t i = 0; i < m; ++i) {
+    for (nd::index_t j = 0; j < n; ++j) {
+      const bool hit = i == 5 && (n - 1 - j) % 3 == 0;
+      ASSERT_EQ(as_double<T>(h[static_cast<std::size_t>(i * n + j)]), hit ? want : 0.0) << i << "," << j;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(ArrayScalarAssignGpu, FillsEveryElementOfContiguousAndStridedViews) {
+  NDCUDA_REQUIRE_GPU();
+  check_fill<float>(7, 7.0);
+  check_fill<double>(-2.5, -2.5);
+  check_fill<std::int8_t>(-7, -7.0);
+  check_fill<std::uint8_t>(255, 255.0);
+  check_fill<std::int64_t>(3.9, 3.0);  // truncates toward zero, as astype
+  check_fill<std::uint16_t>(true, 1.0);
+  check_fill<bool>(5, 1.0);
+  check_fill<__half>(0.5f, 0.5);
+  check_fill<__nv_bfloat16>(3, 3.0);
+  check_fill<std::complex<float>>(std::complex<double>(1, 2), 2001.0);
+  check_fill<std::complex<double>>(4, 4.0);
+}
+
+TEST(ArrayScalarAssignGpu, BroadcastViewAndOtherStream) {
+  NDCUDA_REQUIRE_GPU();
+  // A zero-stride view writes one element many times, always the same value.
+  nd::ndarray<float> a = nd::zeros<float>({4});
+  nd::ndarray<float> b = a.broadcast_to({3, 4});
+  b(nd::all, nd::slice(1, 3)) = 9.0f;
+  EXPECT_EQ(a.to_host(), (std::vector<float>{0, 9, 9, 0}));
+  // The fill is ordered on the array's own stream.
+  const nd::stream s(0);
+  nd::ndarray<std::int32_t> c = nd::zeros<std::int32_t>({1 << 20}, s);
+  c = 42;
+  c(nd::slice(0, 10)) = -1;
+  const auto h = c.to_host();
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    ASSERT_EQ(h[i], i < 10 ? -1 : 42) << i;
+  }
+}
