@@ -1,7 +1,8 @@
 // The elementwise kernel templates: an Op applied to every position of an iteration space, in a
-// contiguous variant (aligned vector loads), an N-d strided one, and two 2-d ones (a grid of rows
-// and columns; a shared-memory tile for transposed inputs). Builds on indexer.cuh,
-// numeric.cuh and ufuncs.cuh (what fused expressions call); each variant is one small kernel.
+// contiguous variant (aligned vector loads), an N-d strided one, and three 2-d ones (a grid of rows
+// and columns, scalar or with aligned vectors along the rows; a shared-memory tile for transposed
+// inputs). Builds on indexer.cuh, numeric.cuh and ufuncs.cuh (what fused expressions call); each
+// variant is one small kernel.
 #pragma once
 
 #include "ndcuda/indexer.cuh"
@@ -150,6 +151,45 @@ __forceinline__ void rows_and_columns(const Op& op, const strided_indexer<2, 1 +
   }
 }
 
+// A row's VEC neighbours of an input of the vectorised 2-d variant: one aligned load where it is
+// dense along the row (inner stride 1), its one value repeated where it is broadcast (0).
+template <int VEC, class T, class IndexT>
+__forceinline__ aligned_vector<T, VEC> row_vector(const T* p, IndexT inner) {
+  if (inner != 0) return *reinterpret_cast<const aligned_vector<T, VEC>*>(p);
+  aligned_vector<T, VEC> r;
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) r.v[k] = *p;
+  return r;
+}
+
+template <int VEC, class IndexT, class Op, class Out, int... I, class... In>
+__forceinline__ void vector_rows(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index, Out* out,
+                                 index_list<I...>, const In*... in) {
+  constexpr int NARGS = 1 + sizeof...(In);
+  const IndexT cols = index.shape[1];
+  const IndexT vectors = cols / VEC;
+  const IndexT row_step = IndexT(gridDim.y) * IndexT(blockDim.y);
+  const IndexT column_step = IndexT(gridDim.x) * IndexT(blockDim.x);
+  const IndexT first = IndexT(blockIdx.x) * IndexT(blockDim.x) + IndexT(threadIdx.x);
+  for (IndexT r = IndexT(blockIdx.y) * IndexT(blockDim.y) + IndexT(threadIdx.y); r < index.shape[0]; r += row_step) {
+    IndexT base[NARGS];
+#pragma unroll
+    for (int a = 0; a < NARGS; ++a) base[a] = r * index.strides[a][0];
+    Out* row = out + base[0];  // aligned to a whole vector: the host checked base and row stride
+#pragma unroll 1
+    for (IndexT v = first; v < vectors; v += column_step) {
+      const IndexT c = v * VEC;
+      apply_vector<VEC>(op, row, v,
+                        row_vector<VEC>(in + base[I + 1] + c * index.strides[I + 1][1], index.strides[I + 1][1])...);
+    }
+    // The tail, fewer than VEC columns, one per thread.
+#pragma unroll 1
+    for (IndexT c = vectors * VEC + first; c < cols; c += column_step) {
+      op(row[c], in[base[I + 1] + c * index.strides[I + 1][1]]...);
+    }
+  }
+}
+
 }  // namespace detail
 
 /// Every operand dense and laid out alike, n elements. With VEC > 1 each thread handles VEC
@@ -190,6 +230,17 @@ template <class IndexT, class Op, class Out, class... In>
 __forceinline__ void elementwise_2d(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index, Out* out,
                                     const In*... in) {
   detail::rows_and_columns(op, index, out, typename make_index_list<sizeof...(In)>::type(), in...);
+}
+
+/// Two dimensions, the output dense along its rows (inner stride 1) and every input dense (1) or
+/// broadcast (0) along them: each thread takes VEC neighbouring columns of a row per step, with
+/// aligned vector loads and stores, and a scalar tail for cols % VEC. The host picks it only when
+/// the output's and the dense inputs' row starts (base pointer and row stride) are all aligned to
+/// a whole vector. Blocks, rows, columns and the grid-stride loops are those of elementwise_2d.
+template <int VEC, class IndexT, class Op, class Out, class... In>
+__forceinline__ void elementwise_2d_vector(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index,
+                                           Out* out, const In*... in) {
+  detail::vector_rows<VEC>(op, index, out, typename make_index_list<sizeof...(In)>::type(), in...);
 }
 
 /// Two dimensions, some inputs transposed relative to the output (bit i of `staged`: input i):

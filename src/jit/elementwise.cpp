@@ -52,6 +52,24 @@ std::pair<dim3, dim3> geometry_2d(const loaded_kernel& k, index_t rows, index_t 
           dim3(static_cast<unsigned>(width), static_cast<unsigned>(height))};
 }
 
+// The vectorised 2-d variant: row_vector_block threads, a block as wide as a row's vectors (a
+// power of two from one warp up), the rest of its threads on further rows, so several rows are
+// in flight per block; about four waves of blocks, the rows grid-stride as in geometry_2d.
+std::pair<dim3, dim3> geometry_row_vectors(const loaded_kernel& k, index_t rows, index_t vectors) {
+  const index_t threads = row_vector_block;
+  index_t width = 32;
+  while (width < vectors && width < threads) {
+    width *= 2;
+  }
+  const index_t height = threads / width;
+  const index_t grid_x = std::min(ceil_div(vectors, width), (index_t{1} << 29) / width);
+  const index_t waves =
+      std::max<index_t>(index_t{std::max(k.min_grid_size, 1)} * std::max(k.block_size, 32) * 4 / threads, 1);
+  const index_t grid_y = std::min<index_t>({ceil_div(rows, height), std::max<index_t>(waves / grid_x, 1), 65535});
+  return {dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y)),
+          dim3(static_cast<unsigned>(width), static_cast<unsigned>(height))};
+}
+
 // The tiled variant: fixed tile_edge x tile_block_rows blocks (the kernel's layout), one per tile
 // up to four waves' worth of threads, as geometry() allows; the kernel loops over the rest.
 std::pair<dim3, dim3> geometry_tiled(const loaded_kernel& k, index_t rows, index_t cols) {
@@ -236,8 +254,9 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
     return;
   }
   check_arguments(k, sizes.data(), args.size());
-  const auto [grid, block] =
-      plan.tiled() ? geometry_tiled(k, plan.shape[0], plan.shape[1]) : geometry_2d(k, plan.shape[0], plan.shape[1]);
+  const auto [grid, block] = plan.tiled()         ? geometry_tiled(k, plan.shape[0], plan.shape[1])
+                             : plan.row_vectors() ? geometry_row_vectors(k, plan.shape[0], plan.shape[1] / plan.vector)
+                                                  : geometry_2d(k, plan.shape[0], plan.shape[1]);
   launch(k, grid, block, plan.shared_bytes, static_cast<CUstream>(s.handle()), args.data());
 }
 

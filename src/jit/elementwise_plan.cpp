@@ -1,5 +1,6 @@
 // Collapsing and variant choice for elementwise launches: what makes a 4-d contiguous add run as
-// a 1-d vectorised loop, an outer broadcast as a 2-d grid, and a transpose as a 2-d tiled one.
+// a 1-d vectorised loop, an outer broadcast as a 2-d grid (vectorised along its rows where they
+// are aligned), and a transpose as a 2-d tiled one.
 #include "jit/elementwise_plan.hpp"
 
 #include <algorithm>
@@ -38,9 +39,56 @@ void choose_tiles(elementwise_plan& plan, std::span<const std::size_t> itemsizes
   }
 }
 
+// An outer broadcast and its kin: the output dense along its rows and every input dense (1) or
+// broadcast (0) along them. Each thread then takes `vector` neighbouring columns at once, as wide
+// as 16 bytes of the widest dense operand allow, halved until every dense operand's row starts
+// (base address and row stride) are aligned to its whole vector; 1 (the scalar 2-d grid) when
+// no width above 1 is.
+void choose_row_vectors(elementwise_plan& plan, std::span<const std::uintptr_t> addresses,
+                        std::span<const std::size_t> itemsizes) {
+  if (plan.shape.size() != 2 || plan.tiled() || plan.shape[1] < narrow_columns || plan.strides[0][1] != 1) {
+    return;
+  }
+  std::size_t widest = 1;
+  for (std::size_t i = 0; i < plan.strides.size(); ++i) {
+    const index_t inner = plan.strides[i][1];
+    if (i > 0 && inner == 0) {
+      continue;
+    }
+    if (inner != 1) {
+      return;
+    }
+    widest = std::max(widest, itemsizes[i]);
+  }
+  if (widest >= 16) {
+    return;
+  }
+  const auto aligned = [&](int v) {
+    for (std::size_t i = 0; i < plan.strides.size(); ++i) {
+      if (plan.strides[i][1] == 0) {
+        continue;
+      }
+      const auto bytes = static_cast<index_t>(static_cast<std::size_t>(v) * itemsizes[i]);
+      const auto row_bytes = std::abs(plan.strides[i][0]) * static_cast<index_t>(itemsizes[i]);
+      if (addresses[i] % static_cast<std::uintptr_t>(bytes) != 0 || row_bytes % bytes != 0) {
+        return false;
+      }
+    }
+    return true;
+  };
+  int vector = static_cast<int>(16 / widest);
+  while (vector > 1 && !aligned(vector)) {
+    vector /= 2;
+  }
+  plan.vector = vector;
+}
+
 }  // namespace
 
 int elementwise_plan::variant() const {
+  if (row_vectors()) {
+    return 12 + 2 * elementwise_max_ndim + (log2_of(vector) - 1) * 2 + (index64 ? 1 : 0);
+  }
   if (contiguous) {
     return log2_of(vector) * 2 + (index64 ? 1 : 0);
   }
@@ -151,6 +199,7 @@ elementwise_plan plan_strided(std::span<const index_t> shape, std::span<const st
   plan.shape = std::move(merged_shape);
   plan.strides = std::move(merged);
   choose_tiles(plan, itemsizes);
+  choose_row_vectors(plan, addresses, itemsizes);
   return plan;
 }
 

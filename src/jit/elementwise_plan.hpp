@@ -18,8 +18,11 @@ inline constexpr int elementwise_max_ndim = 32;
 /// a grid-stride index plus one full stride (<= 2^29 threads) never overflows.
 inline constexpr index_t index32_limit = index_t{1} << 30;
 /// Contiguous variants: vector widths 1, 2, 4, 8, 16 by index width; then strided ndim 1..32
-/// (ndim 2 runs as a 2-d grid of rows and columns, no div/mod per element); then 2-d tiled.
-inline constexpr int elementwise_variant_count = 12 + 2 * elementwise_max_ndim;
+/// (ndim 2 runs as a 2-d grid of rows and columns, no div/mod per element); then 2-d tiled; then
+/// the 2-d grid with vectors along the rows, widths 2, 4, 8, 16 by index width.
+inline constexpr int elementwise_variant_count = 20 + 2 * elementwise_max_ndim;
+/// Threads per block of the vectorised 2-d variant (its kernels' launch bound).
+inline constexpr int row_vector_block = 256;
 /// The tiled variant's tile edge and its block (tile_edge x tile_block_rows threads, each thread
 /// covering tile_edge / tile_block_rows rows): must match kernels/elementwise.cuh.
 inline constexpr int tile_edge = 32;
@@ -42,7 +45,9 @@ inline constexpr std::size_t tile_max_bytes = 48 * 1024;
 struct elementwise_plan {
   bool contiguous = true;
   bool index64 = false;
-  int vector = 1;  ///< contiguous: elements per aligned vector access
+  /// Elements per aligned vector access. Contiguous: along the whole array; 2-d (not tiled), when
+  /// above 1: along each row (the vectorised 2-d variant, its row starts all aligned).
+  int vector = 1;
   index_t size = 0;
   shape_t shape;                   ///< strided: collapsed iteration shape, outermost first
   std::vector<strides_t> strides;  ///< strided: per operand (output first), collapsed
@@ -52,6 +57,7 @@ struct elementwise_plan {
   std::size_t shared_bytes = 0;  ///< the staged inputs' tiles together
 
   [[nodiscard]] bool tiled() const { return staged != 0; }
+  [[nodiscard]] bool row_vectors() const { return !contiguous && !tiled() && shape.size() == 2 && vector > 1; }
 
   [[nodiscard]] int ndim() const { return contiguous ? 1 : static_cast<int>(shape.size()); }
   /// Dense id in [0, elementwise_variant_count): one compiled kernel per id.

@@ -37,6 +37,9 @@ std::string elementwise_kernel_name(std::string_view name, const elementwise_pla
     kernel += "__c" + std::to_string(plan.vector);
   } else {
     kernel += (plan.tiled() ? "__t" : "__s") + std::to_string(plan.ndim());
+    if (plan.row_vectors()) {
+      kernel += "v" + std::to_string(plan.vector);
+    }
   }
   kernel += plan.index64 ? "_i64" : "_i32";
   return kernel;
@@ -64,9 +67,10 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
     line += 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
   };
   emit("// ndcuda elementwise kernel '" + std::string(name) + "', " +
-       (plan.contiguous ? "contiguous, " + std::to_string(plan.vector) + " per vector"
-        : plan.tiled()  ? std::string("2-d tiled")
-                        : "strided, " + std::to_string(plan.ndim()) + "-d") +
+       (plan.contiguous      ? "contiguous, " + std::to_string(plan.vector) + " per vector"
+        : plan.tiled()       ? std::string("2-d tiled")
+        : plan.row_vectors() ? "2-d, " + std::to_string(plan.vector) + " per vector along rows"
+                             : "strided, " + std::to_string(plan.ndim()) + "-d") +
        ", " + (plan.index64 ? "64" : "32") + "-bit indexing");
   if (uses(dtype::float16)) {
     emit("#include <cuda_fp16.h>");
@@ -125,6 +129,11 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
       emit("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(tile_edge * tile_block_rows) + ") " +
            kernel + "(" + kernel_params + ", " + indexer + " index, unsigned staged) {");
       emit("  ndcuda::elementwise_tiled<" + index + ">(" + body_init + ", index, staged, out" + call_args + ");");
+    } else if (plan.row_vectors()) {
+      emit("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(row_vector_block) + ") " + kernel + "(" +
+           kernel_params + ", " + indexer + " index) {");
+      emit("  ndcuda::elementwise_2d_vector<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
+           ", index, out" + call_args + ");");
     } else if (plan.ndim() == 2) {
       emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {");
       emit("  ndcuda::elementwise_2d<" + index + ">(" + body_init + ", index, out" + call_args + ");");

@@ -108,6 +108,14 @@ TEST(JitElementwisePlan, VariantIdsAreDenseAndDistinct) {
     tiled.shape = {64, 64};
     tiled.staged = 1;
     ids.insert(tiled.variant());
+    for (int vec : {2, 4, 8, 16}) {
+      jd::elementwise_plan p;
+      p.contiguous = false;
+      p.index64 = index64;
+      p.shape = {64, 64};
+      p.vector = vec;
+      ids.insert(p.variant());
+    }
   }
   EXPECT_EQ(ids.size(), static_cast<std::size_t>(jd::elementwise_variant_count));
   EXPECT_EQ(*ids.begin(), 0);
@@ -162,12 +170,56 @@ TEST(JitElementwisePlan, AnOuterBroadcastRunsAsATwoDimensionalGrid) {
   EXPECT_FALSE(p.contiguous);
   EXPECT_FALSE(p.tiled());
   EXPECT_EQ(p.ndim(), 2);
-  EXPECT_EQ(p.variant(), 12);
-  EXPECT_EQ(jd::elementwise_kernel_name("add", p), "add__s2_i32");
+  // Aligned rows: four floats per vector along them.
+  EXPECT_TRUE(p.row_vectors());
+  EXPECT_EQ(p.vector, 4);
+  EXPECT_EQ(p.variant(), 12 + 2 * jd::elementwise_max_ndim + 2);
+  EXPECT_EQ(jd::elementwise_kernel_name("add", p), "add__s2v4_i32");
   // And the contiguous add stays contiguous.
   const auto c = plan({8192, 8192}, {{8192, 1}, {8192, 1}, {8192, 1}});
   EXPECT_TRUE(c.contiguous);
   EXPECT_EQ(c.vector, 4);
+}
+
+TEST(JitElementwisePlan, RowVectorsOnlyWhereEveryDenseRowStartIsAligned) {
+  const auto vectors = [](nd::shape_t shape, std::vector<nd::strides_t> strides, std::vector<std::uintptr_t> addresses,
+                          std::vector<std::size_t> sizes) {
+    const auto p = jd::plan_strided(shape, strides, addresses, sizes);
+    EXPECT_FALSE(p.contiguous);
+    EXPECT_EQ(p.ndim(), 2);
+    EXPECT_EQ(p.row_vectors(), p.vector > 1);
+    return p.row_vectors() ? p.vector : 1;
+  };
+  const std::vector<nd::strides_t> outer = {{4096, 1}, {1, 0}, {0, 1}};
+  // Width by the widest dense operand: int8 16, float64 and complex64 2, complex128 none.
+  EXPECT_EQ(vectors({64, 4096}, outer, {4096, 4096, 4096}, {1, 1, 1}), 16);
+  EXPECT_EQ(vectors({64, 4096}, outer, {4096, 4096, 4096}, {8, 8, 8}), 2);
+  EXPECT_EQ(vectors({64, 4096}, outer, {4096, 4096, 4096}, {16, 16, 16}), 1);
+  // A broadcast (inner stride 0) input's alignment and width do not matter: read once per row.
+  EXPECT_EQ(vectors({64, 4096}, outer, {4096, 4100, 4096}, {4, 8, 4}), 4);
+  // The output or a dense input misaligned: halved to what holds, down to none.
+  EXPECT_EQ(vectors({64, 4096}, outer, {4096 + 8, 4096, 4096}, {4, 4, 4}), 2);
+  EXPECT_EQ(vectors({64, 4096}, outer, {4096, 4096, 4096 + 4}, {4, 4, 4}), 1);
+  // Rows of an odd length: row stride 777 floats breaks every row start after the first.
+  EXPECT_EQ(vectors({1000, 777}, {{777, 1}, {1, 0}, {0, 1}}, {4096, 4096, 4096}, {4, 4, 4}), 1);
+  // A column slice of a wider, aligned buffer: rows of 777 in a stride of 780, vectors and a tail.
+  EXPECT_EQ(vectors({1000, 777}, {{780, 1}, {1, 0}, {0, 1}}, {4096, 4096, 4096}, {4, 4, 4}), 4);
+  // ... starting at column 1: misaligned.
+  EXPECT_EQ(vectors({1000, 777}, {{780, 1}, {1, 0}, {0, 1}}, {4100, 4096, 4096}, {4, 4, 4}), 1);
+  // An input that is neither dense nor broadcast along rows (a column slice with step 2), a
+  // reversed row, or rows narrower than a warp: the scalar grid.
+  EXPECT_EQ(vectors({64, 4096}, {{4096, 1}, {8200, 2}}, {4096, 4096}, {4, 4}), 1);
+  EXPECT_EQ(vectors({64, 4096}, {{4096, 1}, {4096, -1}}, {4096, 4096}, {4, 4}), 1);
+  EXPECT_EQ(vectors({4096, 16}, {{16, 1}, {1, 0}, {0, 1}}, {4096, 4096, 4096}, {4, 4, 4}), 1);
+  // A transposed input takes the tiled variant, never row vectors.
+  const auto t = plan({1000, 333}, {{333, 1}, {1, 1000}});
+  EXPECT_TRUE(t.tiled());
+  EXPECT_FALSE(t.row_vectors());
+  // 64-bit indexing keeps its own id.
+  const auto w = plan({8192, 8192}, {{8192, 1}, {nd::index_t{1} << 31, 0}, {0, 1}});
+  EXPECT_TRUE(w.index64);
+  EXPECT_EQ(w.variant(), 12 + 2 * jd::elementwise_max_ndim + 3);
+  EXPECT_EQ(jd::elementwise_kernel_name("add", w), "add__s2v4_i64");
 }
 
 TEST(JitElementwisePlan, TooManyDimensionsThatDoNotCollapseAreRefused) {

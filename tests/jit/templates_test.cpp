@@ -163,7 +163,7 @@ TEST(JitTemplates, GeneratedElementwiseSourcesCompile) {
   }
 }
 
-TEST(JitTemplates, TwoDimensionalAndTiledElementwiseSourcesCompileWithoutWarnings) {
+TEST(JitTemplates, TwoDimensionalTiledAndRowVectorElementwiseSourcesCompileWithoutWarnings) {
   using nd::dtype;
   const std::vector<std::pair<const char*, jd::elementwise_signature>> cases = {
       {"out = x + y", {dtype::float32, {dtype::float32, dtype::float32}}},
@@ -176,13 +176,17 @@ TEST(JitTemplates, TwoDimensionalAndTiledElementwiseSourcesCompileWithoutWarning
   };
   for (const auto& [body, signature] : cases) {
     for (bool index64 : {false, true}) {
-      for (bool tiled : {false, true}) {
+      // Scalar grid, tiled, and with row vectors (16 bytes of the output type, or 2 for complex64).
+      for (int kind : {0, 1, 2}) {
+        const bool tiled = kind == 1;
         jd::elementwise_plan plan;
         plan.contiguous = false;
         plan.index64 = index64;
         plan.shape = {64, 64};
         // Every input staged: the tile offsets of several inputs (of mixed sizes) are exercised.
         plan.staged = tiled ? (std::uint32_t{1} << signature.in.size()) - 1 : 0;
+        plan.vector = kind == 2 ? static_cast<int>(16 / nd::itemsize(signature.out)) : 1;
+        EXPECT_EQ(plan.row_vectors(), kind == 2);
         const std::string source = jd::elementwise_source(body, "case", signature, plan);
         const std::string name = jd::elementwise_kernel_name("case", plan);
         const auto key = jd::make_key(source, "case.cu", {name}, jd::generated_kernel_options(), {90, false});
