@@ -123,13 +123,14 @@ TEST(ArrayScalarAssignGpu, FillsEveryElementOfContiguousAndStridedViews) {
   check_fill<std::complex<double>>(4, 4.0);
 }
 
-TEST(ArrayScalarAssignGpu, BroadcastViewAndOtherStream) {
+TEST(ArrayScalarAssignGpu, BroadcastViewIsReadOnlyAndOtherStream) {
   NDCUDA_REQUIRE_GPU();
-  // A zero-stride view writes one element many times, always the same value.
-  nd::ndarray<float> a = nd::zeros<float>({4});
+  // NumPy's broadcast_to views are read-only ("assignment destination is read-only"): writing
+  // into a zero-stride view is refused before anything is launched, and the data is untouched.
+  nd::ndarray<float> a = nd::full<float>({4}, 1.5f);
   nd::ndarray<float> b = a.broadcast_to({3, 4});
-  b(nd::all, nd::slice(1, 3)) = 9.0f;
-  EXPECT_EQ(a.to_host(), (std::vector<float>{0, 9, 9, 0}));
+  EXPECT_THROW(b(nd::all, nd::slice(1, 3)) = 9.0f, nd::error);
+  EXPECT_EQ(a.to_host(), (std::vector<float>{1.5f, 1.5f, 1.5f, 1.5f}));
   // The fill is ordered on the array's own stream.
   const nd::stream s(0);
   nd::ndarray<std::int32_t> c = nd::zeros<std::int32_t>({1 << 20}, s);
