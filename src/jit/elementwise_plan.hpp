@@ -34,7 +34,7 @@ inline constexpr index_t narrow_columns = 32;
 /// outside a thin iteration leaves most of its threads idle.
 inline constexpr index_t tile_min_extent = 16;
 /// Dynamic shared memory the tiles may take without opting in to more (per block).
-inline constexpr std::size_t tile_max_bytes = 48 * 1024;
+inline constexpr std::size_t tile_max_bytes = std::size_t{48} * 1024;
 
 /// Shared memory of one staged input's tile: tile_edge x (tile_edge + 1) elements (the pad column
 /// keeps the transposed reads free of bank conflicts), rounded to 16 bytes so the next is aligned.

@@ -210,7 +210,8 @@ class cuda_event_ordering final : public stream_ordering {
     slot* next = nullptr;
   };
 
-  static slot* as_slot(token t) noexcept { return reinterpret_cast<slot*>(t); }
+  // Tokens are opaque integers handed out by this class from slot addresses; this undoes that.
+  static slot* as_slot(token t) noexcept { return reinterpret_cast<slot*>(t); }  // NOLINT(performance-no-int-to-ptr)
 
   slot* take(int device) {
     {

@@ -42,6 +42,7 @@ class raw_kernel {
     static_assert((std::is_trivially_copyable_v<Args> && ...),
                   "kernel arguments are copied byte by byte: pass pointers and trivially copyable values");
     void* pointers[sizeof...(Args) + 1] = {const_cast<void*>(static_cast<const void*>(std::addressof(args)))...};
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): the size of each argument as passed, pointers included
     const std::size_t sizes[sizeof...(Args) + 1] = {sizeof(Args)...};
     jit::detail::launch(*state_, config, s, pointers, sizes, sizeof...(Args));
   }
