@@ -16,29 +16,11 @@ namespace nd = ndcuda;
 namespace {
 
 template <class T>
-std::unique_ptr<T[]> random_values(std::size_t n) {
-  std::unique_ptr<T[]> values(new T[n]);
-  auto& rng = nd::testing::rng();
-  for (std::size_t i = 0; i < n; ++i) {
-    if constexpr (std::is_same_v<T, bool>) {
-      values[i] = (rng() & 1) != 0;
-    } else {
-      unsigned char bytes[sizeof(T)];
-      for (auto& b : bytes) {
-        b = static_cast<unsigned char>(rng());
-      }
-      std::memcpy(static_cast<void*>(&values[i]), bytes, sizeof(T));
-    }
-  }
-  return values;
-}
-
-template <class T>
 void expect_zero_copy_round_trip() {
   SCOPED_TRACE(std::string(nd::name(nd::dtype_of<T>)));
   const nd::shape_t shape{5, 17};
   const std::size_t n = 85;
-  const auto values = random_values<T>(n);
+  const auto values = nd::testing::random_bit_patterns<T>(n);
   // Optionals so that references can be dropped one at a time (ndarray assignment writes elements).
   std::optional<nd::ndarray<T>> a(nd::asarray<T>(std::span<const T>(values.get(), n), shape));
   std::weak_ptr<const void> memory = a->owner();
@@ -117,7 +99,7 @@ TEST(DlpackArray, ImportsAForeignTensorAndFreesItOnce) {
   nd::device_guard guard{0};
   raw_cuda_tensor::deletes = 0;
   raw_cuda_tensor raw;
-  const auto values = random_values<float>(64 * 33);
+  const auto values = nd::testing::random_bit_patterns<float>(64 * 33);
   NDCUDA_CUDA_CHECK(
       cudaMemcpy(raw.managed.dl_tensor.data, values.get(), 64 * 33 * sizeof(float), cudaMemcpyHostToDevice));
   EXPECT_THROW((void)nd::from_dlpack<double>(&raw.managed), nd::dlpack_error);

@@ -36,32 +36,13 @@ std::vector<std::byte> file_bytes(const fs::path& path) {
   return out;
 }
 
-// Random bit patterns (NaNs included: the round trip must not touch them); bools are 0 or 1.
-template <class T>
-std::unique_ptr<T[]> random_values(std::size_t n) {
-  std::unique_ptr<T[]> values(new T[n]);
-  auto& rng = nd::testing::rng();
-  for (std::size_t i = 0; i < n; ++i) {
-    if constexpr (std::is_same_v<T, bool>) {
-      values[i] = (rng() & 1) != 0;
-    } else {
-      unsigned char bytes[sizeof(T)];
-      for (auto& b : bytes) {
-        b = static_cast<unsigned char>(rng());
-      }
-      std::memcpy(static_cast<void*>(&values[i]), bytes, sizeof(T));
-    }
-  }
-  return values;
-}
-
 template <class T>
 void expect_round_trip(const fs::path& dir) {
   SCOPED_TRACE(std::string(nd::name(nd::dtype_of<T>)));
   for (const nd::shape_t& shape :
        {nd::shape_t{}, nd::shape_t{0, 3}, nd::shape_t{7}, nd::shape_t{33, 65}, nd::shape_t{2, 3, 4, 5}}) {
     const auto n = static_cast<std::size_t>(nd::shape_size(shape));
-    const auto values = random_values<T>(n);
+    const auto values = nd::testing::random_bit_patterns<T>(n);
     const auto a = nd::asarray<T>(std::span<const T>(values.get(), n), shape);
     const fs::path path = dir / "a.npy";
     nd::save_npy(path, a);

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
 #include <ndcuda/device/enumeration.hpp>
 #include <random>
+#include <type_traits>
 
 /// Skips the current test unless at least `n` CUDA devices are visible.
 #define NDCUDA_REQUIRE_GPUS(n)                                                                 \
@@ -29,6 +32,26 @@ inline std::mt19937_64& rng() {
     return std::mt19937_64(seed);
   }();
   return engine;
+}
+
+/// n values of random bit patterns (NaNs and infinities included, which round trips must keep
+/// bit for bit); bools are 0 or 1.
+template <class T>
+std::unique_ptr<T[]> random_bit_patterns(std::size_t n) {
+  std::unique_ptr<T[]> values(new T[n]);
+  auto& engine = rng();
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, bool>) {
+      values[i] = (engine() & 1) != 0;
+    } else {
+      unsigned char bytes[sizeof(T)];
+      for (auto& b : bytes) {
+        b = static_cast<unsigned char>(engine());
+      }
+      std::memcpy(static_cast<void*>(&values[i]), bytes, sizeof(T));
+    }
+  }
+  return values;
 }
 
 }  // namespace ndcuda::testing
