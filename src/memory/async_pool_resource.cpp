@@ -7,6 +7,7 @@
 
 #include "memory/format.hpp"
 #include "memory/pointer_map.hpp"
+#include "memory/record_pool.hpp"
 #include "memory/teardown.hpp"
 
 namespace ndcuda {
@@ -34,8 +35,7 @@ struct async_pool_resource::impl {
 
   mutable std::mutex mutex;
   detail::pointer_map<live_allocation> live;
-  std::vector<std::unique_ptr<live_allocation[]>> slabs;
-  live_allocation* spare = nullptr;  // recycled records
+  detail::record_pool<live_allocation, &live_allocation::next> records;
   std::size_t used = 0;
   std::size_t peak_used = 0;
   std::uint64_t allocations = 0;
@@ -89,26 +89,12 @@ struct async_pool_resource::impl {
   }
 
   live_allocation* new_record(std::size_t bytes) {
-    if (spare == nullptr) {
-      constexpr std::size_t slab = 256;
-      auto records = std::make_unique<live_allocation[]>(slab);
-      for (std::size_t i = 0; i < slab; ++i) {
-        records[i].next = spare;
-        spare = &records[i];
-      }
-      slabs.push_back(std::move(records));
-    }
-    live_allocation* r = spare;
-    spare = r->next;
+    live_allocation* r = records.take();
     r->bytes = bytes;
-    r->next = nullptr;
     return r;
   }
 
-  void recycle(live_allocation* r) noexcept {
-    r->next = spare;
-    spare = r;
-  }
+  void recycle(live_allocation* r) noexcept { records.give_back(r); }
 
   [[noreturn]] void throw_out_of_memory(std::size_t bytes, const stream& s) const {
     std::string message = "out of memory on device " + std::to_string(device) + ": allocate(" + std::to_string(bytes) +

@@ -132,25 +132,11 @@ block_pool::block* block_pool::best_fit(const free_list& list, std::size_t n) co
 // ---- blocks -----------------------------------------------------------------------------------
 
 block_pool::block* block_pool::new_block() {
-  if (spare_blocks_ == nullptr) {
-    constexpr std::size_t slab = 256;
-    auto blocks = std::make_unique<block[]>(slab);
-    for (std::size_t i = 0; i < slab; ++i) {
-      blocks[i].next_free = spare_blocks_;
-      spare_blocks_ = &blocks[i];
-    }
-    block_slabs_.push_back(std::move(blocks));
-  }
-  block* b = spare_blocks_;
-  spare_blocks_ = b->next_free;
-  *b = block{};
-  return b;
+  return spare_blocks_.take();
 }
 
 void block_pool::recycle(block* b) noexcept {
-  *b = block{};
-  b->next_free = spare_blocks_;
-  spare_blocks_ = b;
+  spare_blocks_.give_back(b);
 }
 
 void block_pool::free_into(stream_state& st, block* b) noexcept {

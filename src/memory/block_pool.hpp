@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "memory/pointer_map.hpp"
+#include "memory/record_pool.hpp"
 
 namespace ndcuda::detail {
 
@@ -123,9 +124,8 @@ class block_pool {
   pointer_map<block> live_;                                  // in-use blocks by address
   std::map<std::uintptr_t, std::unique_ptr<chunk>> chunks_;  // by address, for release and diagnostics
   std::vector<std::unique_ptr<stream_state>> states_;
-  stream_state* last_state_ = nullptr;  // the hit path usually repeats the last stream
-  std::vector<std::unique_ptr<block[]>> block_slabs_;
-  block* spare_blocks_ = nullptr;
+  stream_state* last_state_ = nullptr;                  // the hit path usually repeats the last stream
+  record_pool<block, &block::next_free> spare_blocks_;  // block records, recycled
 
   std::size_t used_ = 0;
   std::size_t peak_used_ = 0;
