@@ -5,6 +5,7 @@
 #include <mutex>
 #include <ndcuda/array/storage.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/device/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/event.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
@@ -21,20 +22,42 @@ struct device_buffer {
   std::size_t bytes = 0;
   std::shared_ptr<memory_resource> resource;
   ndcuda::stream release_on;
+  unsigned long long capture = 0;  // the capture it was allocated in (graph memory), 0 if none
 
-  device_buffer(std::size_t n, std::shared_ptr<memory_resource> r, ndcuda::stream s)
-      : bytes(n), resource(std::move(r)), release_on(std::move(s)) {
+  device_buffer(std::size_t n, std::shared_ptr<memory_resource> r, ndcuda::stream s, unsigned long long id)
+      : bytes(n), resource(std::move(r)), release_on(std::move(s)), capture(id) {
     data = resource->allocate(bytes, release_on);
   }
-  ~device_buffer() {
-    // A destructor cannot throw; the resources already tolerate CUDA's teardown at exit.
+  ~device_buffer() = default;
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+
+  void release() noexcept {
+    // Never throws: the resources already tolerate CUDA's teardown at exit.
     try {
       resource->deallocate(data, bytes, release_on);
     } catch (...) {
     }
   }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
+};
+
+// The last reference to a buffer went. Freed on its stream at once, unless that stream is now
+// capturing a graph the buffer was not allocated in: the free would be recorded into that graph
+// (or refused by the pool), so it waits until the capture is over. A buffer allocated inside the
+// capture being recorded is freed into it: a graph free node, so replays do not accumulate memory.
+struct release_buffer {
+  void operator()(device_buffer* b) const noexcept {
+    std::unique_ptr<device_buffer> owned(b);
+    try {
+      if (b->release_on.is_capturing() && capture_id(b->release_on) != b->capture) {
+        std::shared_ptr<device_buffer> later(owned.release());
+        release_when_not_capturing(later->release_on, [later] { later->release(); });
+        return;
+      }
+    } catch (...) {  // the driver is gone (exit): release as usual, the resource copes
+    }
+    owned->release();
+  }
 };
 
 const jit::detail::elementwise_state& cast_state(dtype to, dtype from) {
@@ -114,7 +137,14 @@ void launch_fill(void* dst, const void* value, index_t n, index_t stride, const 
 }  // namespace
 
 std::shared_ptr<const void> allocate_buffer(std::size_t bytes, const stream& s, void** data) {
-  auto buffer = std::make_shared<device_buffer>(bytes, default_resource(s.device()), s);
+  // Inside a capture the default pool cannot serve (its blocks would be baked into the graph):
+  // the stream-ordered capture resource makes the buffer graph memory instead.
+  const unsigned long long id = capture_id(s);
+  auto resource = id != 0 ? capture_resource(s.device()) : default_resource(s.device());
+  std::shared_ptr<device_buffer> buffer(new device_buffer(bytes, std::move(resource), s, id), release_buffer{});
+  if (id != 0) {
+    note_capture_allocation(id, buffer.get());
+  }
   *data = buffer->data;
   return buffer;
 }
@@ -175,18 +205,37 @@ void sequence_i64(std::int64_t* out, std::int64_t start, std::int64_t step, inde
            static_cast<long long>(n));
 }
 
-void synchronize_for(const stream& s, const char* what) {
+void refuse_host_wait(const stream& s, const char* what) {
   if (s.is_capturing()) {
     throw capture_error(std::string(what) +
                         " waits for the array's data on the host, but its stream is capturing a CUDA graph; call it "
                         "after the capture ends (or copy into pinned memory with copy_to_host inside the capture)");
   }
+}
+
+void synchronize_for(const stream& s, const char* what) {
+  refuse_host_wait(s, what);
   s.synchronize();
 }
 
 void order_after(const stream& later, const stream& earlier) {
   if (later == earlier) {
     return;
+  }
+  // An event wait that crosses a capture's boundary fails in CUDA (and invalidates the capture),
+  // or silently pulls the other stream into it: refuse before CUDA is called.
+  if (later.is_capturing() || earlier.is_capturing()) {
+    const unsigned long long a = capture_id(later);
+    const unsigned long long b = capture_id(earlier);
+    if (a != b) {
+      throw capture_error(
+          "an operation on a stream that is capturing a CUDA graph uses an array ordered on another stream that is " +
+          std::string(a != 0 && b != 0 ? "capturing a different graph"
+                                       : "not capturing") +
+          ": the dependency cannot cross the capture's boundary. Create the arrays a capture uses on the capture "
+          "stream (e.g. nd::zeros<float>(shape, s)), or before the capture begins order that stream after the "
+          "array's stream and use a.on_stream(s)");
+    }
   }
   event e(earlier.device(), false);
   e.record(earlier);

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstring>
+#include <ndcuda/device/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/limits.hpp>
 
@@ -121,6 +122,9 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
   if (module == nullptr) {
     auto made = std::make_unique<device_module>();
     device_guard guard(device);  // makes `device` current (its primary context), restores after
+    // A kernel first used inside a capture is loaded then: CUDA counts a module load as unsafe
+    // during capture (it would invalidate the capture) though it touches no stream.
+    const ndcuda::detail::relaxed_capture_mode relaxed;
     NDCUDA_DRIVER_CHECK(api.ctx_get_current(&made->context));
     check_load(api.module_load_data(&made->module, compiled_.image.data()), "cuModuleLoadData", device);
     if (image_uses_device_heap(compiled_.image, key_.target.ptx)) {
@@ -133,6 +137,7 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
   if (slot == nullptr) {
     auto k = std::make_unique<loaded_kernel>();
     device_guard guard(device);
+    const ndcuda::detail::relaxed_capture_mode relaxed;  // cuFuncLoad and the queries, as above
     k->driver = &api;
     k->context = module->context;
     k->device = device;

@@ -2,7 +2,9 @@
 #include <map>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/device/capture.hpp>
 #include <ndcuda/device/device.hpp>
+#include <ndcuda/memory/async_pool_resource.hpp>
 #include <ndcuda/memory/default_resource.hpp>
 #include <ndcuda/memory/device_pool_resource.hpp>
 
@@ -12,6 +14,7 @@ namespace {
 struct registry {
   std::mutex mutex;
   std::map<int, std::shared_ptr<memory_resource>> resources;
+  std::map<int, std::shared_ptr<memory_resource>> capture_resources;
 };
 
 registry& the_registry() {
@@ -48,6 +51,45 @@ std::shared_ptr<memory_resource> default_resource(int device) {
   }
   r.resources.emplace(device, made);
   return made;
+}
+
+std::shared_ptr<memory_resource> capture_resource(int device) {
+  if (device < 0) {
+    throw device_error("capture_resource(" + std::to_string(device) + "): not a device; pass a device index");
+  }
+  registry& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  if (auto found = r.capture_resources.find(device); found != r.capture_resources.end()) {
+    return found->second;
+  }
+  // Usually created inside the first capture: creating a memory pool is setup work CUDA counts as
+  // unsafe during capture, though it touches no stream.
+  device_guard guard(device);
+  detail::relaxed_capture_mode relaxed;
+  auto made = std::make_shared<async_pool_resource>(device);
+  r.capture_resources.emplace(device, made);
+  return made;
+}
+
+std::shared_ptr<memory_resource> set_capture_resource(int device, std::shared_ptr<memory_resource> resource) {
+  if (device < 0) {
+    throw device_error("set_capture_resource(" + std::to_string(device) + ", ...): not a device");
+  }
+  if (resource && resource->device() != device) {
+    throw error("set_capture_resource(" + std::to_string(device) + ", ...): the resource belongs to " +
+                device_text(resource->device()) + "; create it for the device it will serve");
+  }
+  registry& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  std::shared_ptr<memory_resource> previous;
+  if (auto found = r.capture_resources.find(device); found != r.capture_resources.end()) {
+    previous = std::move(found->second);
+    r.capture_resources.erase(found);
+  }
+  if (resource) {
+    r.capture_resources.emplace(device, std::move(resource));
+  }
+  return previous;
 }
 
 std::shared_ptr<memory_resource> default_resource() {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/device/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/event.hpp>
 #include <ndcuda/memory/default_resource.hpp>
@@ -31,20 +32,27 @@ void refuse_pageable_capture(const stream& s, direction d, std::size_t bytes) {
   if (s.is_capturing()) {
     throw capture_error(std::string(name_of(d)) + "(" + std::to_string(bytes) + " bytes) on stream " +
                         detail::format_pointer(s.handle()) +
-                        ", which is capturing a CUDA graph: a copy from pageable memory cannot be captured into a "
-                        "CUDA graph; use pinned memory (nd::pinned_pool_resource / cudaHostAlloc / cudaHostRegister) "
+                        ", which is capturing a CUDA graph: a copy between the device and pageable memory "
+                        "cannot be captured into a CUDA graph; use pinned memory (nd::pinned_pool_resource / cudaHostAlloc / cudaHostRegister) "
                         "for the host side, or copy before the capture begins");
   }
 }
 
-void refuse_keep_alive_capture(const stream& s, direction d) {
+/// True when `s` is capturing into an nd::capture, which now holds `buffer` for its graph's
+/// lifetime; throws when it captures into a graph ndcuda did not open (nothing could hold it).
+bool held_by_capture(const stream& s, direction d, const std::shared_ptr<const void>& buffer) {
   device_guard guard(s.device());
-  if (s.is_capturing()) {
-    throw capture_error(std::string(name_of(d)) +
-                        " with a shared_ptr host buffer on a stream that is capturing a CUDA graph: ndcuda cannot tie "
-                        "the buffer's lifetime to the graph's launches. Pass a raw pointer and keep the pinned "
-                        "buffer alive for as long as the graph is launched");
+  if (!s.is_capturing()) {
+    return false;
   }
+  if (detail::retain_for_capture(s, buffer)) {
+    return true;
+  }
+  throw capture_error(std::string(name_of(d)) +
+                      " with a shared_ptr host buffer on a stream that is capturing a CUDA graph ndcuda did not "
+                      "open: nothing can tie the buffer's lifetime to that graph's launches. Capture with "
+                      "nd::capture / nd::capture_scope, whose graph holds the buffer, or pass a raw pointer and keep "
+                      "the pinned buffer alive for as long as the graph is launched");
 }
 
 /// Staging buffers from the pool, returned on the stream when the copy is done with them: the pool
@@ -292,9 +300,9 @@ transfer_path transfer_engine::copy_to_device(void* dst, const void* src_host, s
 
 transfer_path transfer_engine::copy_to_device(void* dst, std::shared_ptr<const void> src_host, std::size_t bytes,
                                               const stream& s) {
-  refuse_keep_alive_capture(s, direction::to_device);
+  const bool held = held_by_capture(s, direction::to_device, src_host);
   const transfer_path path = impl_->copy(direction::to_device, dst, src_host.get(), bytes, s);
-  if (path == transfer_path::direct && bytes != 0) {
+  if (!held && path == transfer_path::direct && bytes != 0) {
     impl_->keep_until_done(std::move(src_host), s);  // the DMA reads it later; staged paths have read it already
   }
   return path;
@@ -306,9 +314,9 @@ transfer_path transfer_engine::copy_to_host(void* dst_host, const void* src, std
 
 transfer_path transfer_engine::copy_to_host(std::shared_ptr<void> dst_host, const void* src, std::size_t bytes,
                                             const stream& s) {
-  refuse_keep_alive_capture(s, direction::to_host);
+  const bool held = held_by_capture(s, direction::to_host, dst_host);
   const transfer_path path = impl_->copy(direction::to_host, dst_host.get(), src, bytes, s);
-  if (path == transfer_path::direct && bytes != 0) {
+  if (!held && path == transfer_path::direct && bytes != 0) {
     impl_->keep_until_done(std::move(dst_host), s);  // staged and driver paths have written it already
   }
   return path;

@@ -2,6 +2,7 @@
 // each expression type instantiates only its tree walk.
 #include <ndcuda/array/storage.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/device/capture.hpp>
 #include <ndcuda/ops/codegen.hpp>
 #include <ndcuda/ops/expression.hpp>
 
@@ -102,6 +103,17 @@ void launch(const jit::detail::elementwise_state& state, const leaf_ref& out, st
 
 }  // namespace
 
+void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves) {
+  if (!captures_active()) {
+    return;
+  }
+  for (const leaf_ref& leaf : leaves) {
+    if (leaf.owner != nullptr) {
+      (void)retain_for_capture(s, *leaf.owner);
+    }
+  }
+}
+
 void run_expression(const jit::detail::elementwise_state& state, const leaf_ref& out, std::span<const leaf_ref> inputs,
                     const void* const* scalars) {
   const stream& s = *out.s;
@@ -125,6 +137,8 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
   if (shape_size(shape) == 0) {
     return;
   }
+  retain_for_capture(s, std::span<const leaf_ref>(&out, 1));
+  retain_for_capture(s, inputs);
   if (!overlap) {
     launch(state, out, inputs, scalars, s);
     return;

@@ -13,6 +13,7 @@
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/scalar.hpp>
+#include <ndcuda/device/capture.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <optional>
@@ -138,6 +139,8 @@ class ndarray {
     }
   }
   [[nodiscard]] std::shared_ptr<const void> owner() const noexcept { return owner_; }
+  /// The owner without a reference-count increment (for code that only looks at it).
+  [[nodiscard]] const std::shared_ptr<const void>& owner_ref() const noexcept { return owner_; }
 
   // ---- views ------------------------------------------------------------------------------------
 
@@ -186,6 +189,7 @@ class ndarray {
   template <array_element U>
   [[nodiscard]] ndarray<std::remove_cv_t<U>> astype() const {
     using out_t = std::remove_cv_t<U>;
+    detail::retain_for_capture(stream_, owner_);
     void* p = nullptr;
     auto owner = detail::allocate_buffer(nbytes() / sizeof(E) * sizeof(out_t), stream_, &p);
     detail::copy_cast(dtype_of<out_t>, p, layout_.shape, {}, dtype_of<E>, data(), layout_.shape, layout_.strides,
@@ -218,6 +222,7 @@ class ndarray {
       return;
     }
     detail::order_after(s, stream_);
+    detail::retain_for_capture(s, owner_);
     if (is_contiguous()) {
       ndcuda::copy_to_host(dst, data(), nbytes(), s);
     } else {
@@ -257,6 +262,8 @@ class ndarray {
       return;
     }
     detail::order_after(stream_, other.stream());
+    detail::retain_for_capture(stream_, owner_);
+    detail::retain_for_capture(stream_, other.owner_);
     if (needs_temporary(reinterpret_cast<std::uintptr_t>(data()), sizeof(E), shape(), strides(),
                         reinterpret_cast<std::uintptr_t>(other.data()), sizeof(U), other.shape(), other.strides())) {
       const ndarray<U> dense = other.on_stream(stream_).copy();
@@ -272,6 +279,7 @@ class ndarray {
     if (size() == 0) {
       return;
     }
+    detail::retain_for_capture(stream_, owner_);
     // The one axis left when extent-1 axes are dropped, if there is only one: a strided fill.
     int axes = 0;
     index_t stride = 1;
@@ -300,6 +308,7 @@ class ndarray {
   }
 
   void read_into(E* dst) const {
+    detail::refuse_host_wait(stream_, "to_host()/item()/printing");
     if (size() == 0) {
       return;
     }

@@ -13,7 +13,8 @@
 
 namespace ndcuda::detail {
 
-/// Allocates `bytes` from default_resource(s.device()) on `s`. The returned owner gives the memory
+/// Allocates `bytes` from default_resource(s.device()) on `s` (from capture_resource(s.device())
+/// while `s` is capturing a graph: graph memory). The returned owner gives the memory
 /// back to that same resource, on `s`, when the last array (or owner copy) using it goes: stream
 /// ordering makes this safe for work queued on `s`; work on other streams must be ordered before
 /// the last reference is dropped (as in CuPy).
@@ -34,12 +35,17 @@ void sequence_f64(double* out, double start, double step, index_t n, const doubl
 /// out[i] = start + i * step in int64 (arange of integers, exact beyond 2^53).
 void sequence_i64(std::int64_t* out, std::int64_t start, std::int64_t step, index_t n, const stream& s);
 
+/// Throws capture_error, before CUDA is called, when `s` is capturing: `what` (an operation that
+/// needs the data on the host) cannot be recorded into a graph.
+void refuse_host_wait(const stream& s, const char* what);
+
 /// Blocks the host until `s` has run its work, refusing (capture_error) while `s` is capturing;
 /// `what` names the operation in the message.
 void synchronize_for(const stream& s, const char* what);
 
 /// Orders work queued later on `later` after the work queued so far on `earlier` (an event), when
-/// they differ.
+/// they differ. Throws capture_error when that would cross a capture's boundary (one of them
+/// capturing, the other not or into another graph).
 void order_after(const stream& later, const stream& earlier);
 
 /// Compiles the fill and sequence kernels, and the astype kernels between `via` and every dtype

@@ -27,6 +27,16 @@ namespace ndcuda {
 /// exit anyway.
 std::shared_ptr<memory_resource> set_default_resource(int device, std::shared_ptr<memory_resource> resource);
 
+/// The resource arrays allocate from while their stream is capturing a CUDA graph: a stream-ordered
+/// async_pool_resource (cudaMallocAsync) of `device`, created on first use, so that allocations
+/// inside a capture become graph memory nodes (allocated and freed by each launch). The default
+/// device pool cannot serve a capture (a cached block would be baked into the graph).
+[[nodiscard]] std::shared_ptr<memory_resource> capture_resource(int device);
+/// Installs `resource` as what arrays on `device` allocate from during capture and returns the
+/// previous one; nullptr restores the built-in async pool. A resource that refuses capture (the
+/// device pool, managed memory) makes every allocation inside a capture throw capture_error.
+std::shared_ptr<memory_resource> set_capture_resource(int device, std::shared_ptr<memory_resource> resource);
+
 /// The library's pinned pool: the host's default resource unless replaced, and the staging pool of
 /// the default transfer engine (whatever the host's default is).
 [[nodiscard]] std::shared_ptr<pinned_pool_resource> default_pinned_pool();

@@ -26,14 +26,20 @@ struct node_code {
 /// The statement storing `root` into an output of dtype `out`.
 [[nodiscard]] std::string store_statement(dtype out, const node_code& root);
 
-/// One array operand of a launch.
+/// One array operand of a launch. `owner` (the array's buffer owner, may be null) is what a graph
+/// being captured holds so that the memory outlives it.
 struct leaf_ref {
   const void* data;
   const view_layout* layout;
   dtype type;
   const stream* s;
   int device;
+  const std::shared_ptr<const void>* owner = nullptr;
 };
+
+/// Makes the graph being captured on `s` (if any, opened by nd::capture) hold the buffers of
+/// `leaves`: the one call every launch path over leaf_refs makes (elementwise, reductions).
+void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves);
 
 /// The engine state for a generated body (a fresh one; callers cache it per expression type).
 [[nodiscard]] std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std::string& body,

@@ -1,0 +1,51 @@
+// The hooks the operation paths call so that graphs captured with nd::capture keep their arrays
+// alive and own their allocations. Builds on device/stream.hpp; implemented in src/device/graph.cpp.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ndcuda/device/stream.hpp>
+
+namespace ndcuda::detail {
+
+/// True while at least one nd::capture / capture_scope is open in the process: one relaxed atomic
+/// load, so the hooks below cost nothing when nobody captures.
+[[nodiscard]] bool captures_active() noexcept;
+
+/// CUDA's id of the capture sequence `s` takes part in, or 0 when it is not capturing.
+[[nodiscard]] unsigned long long capture_id(const stream& s);
+
+/// Makes the graph being captured on `s` hold `owner` (an array's buffer, a host buffer) until the
+/// graph and all its launches are gone. Returns false when `s` is not capturing into a capture
+/// ndcuda opened (nothing is held then). Buffers allocated inside that same capture are graph
+/// memory and are not held.
+bool retain_for_capture_slow(const stream& s, const std::shared_ptr<const void>& owner);
+inline bool retain_for_capture(const stream& s, const std::shared_ptr<const void>& owner) {
+  return owner != nullptr && captures_active() && retain_for_capture_slow(s, owner);
+}
+
+/// Records that `owner` was allocated inside capture `id` (graph memory: freed inside the graph
+/// when dropped there, never held by it).
+void note_capture_allocation(unsigned long long id, const void* owner);
+
+/// Runs `release` once `s` is no longer capturing: a buffer dropped while its stream captures an
+/// unrelated graph must not be freed into that graph. Runs on ndcuda's release thread.
+void release_when_not_capturing(const stream& s, std::function<void()> release);
+
+/// Switches the calling thread to relaxed capture mode for its lifetime
+/// (cudaThreadExchangeStreamCaptureMode, push/pop): for the setup work ndcuda does on first use
+/// (loading a module, creating the capture pool) that CUDA counts as "potentially unsafe" during a
+/// capture although it touches no stream. Construct it with the target device current.
+class relaxed_capture_mode {
+ public:
+  relaxed_capture_mode() noexcept;
+  ~relaxed_capture_mode();
+  relaxed_capture_mode(const relaxed_capture_mode&) = delete;
+  relaxed_capture_mode& operator=(const relaxed_capture_mode&) = delete;
+
+ private:
+  int previous_;
+  bool exchanged_;
+};
+
+}  // namespace ndcuda::detail
