@@ -14,6 +14,7 @@
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/device/event.hpp>
+#include <ndcuda/device/graph.hpp>
 #include <ndcuda/device/limits.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/device/visible_devices.hpp>

@@ -419,6 +419,16 @@ graph capture_scope::end() {
   auto st = std::make_shared<graph::state>();
   st->graph = captured;
   st->device = stream_.device();
+  std::size_t nodes = 0;
+  NDCUDA_CUDA_CHECK(cudaGraphGetNodes(captured, nullptr, &nodes));
+  if (nodes == 0) {
+    // The usual cause is arrays that live on another stream: their operations ran there, eagerly.
+    throw capture_error(
+        "capture_scope::end(): nothing was captured. ndcuda runs each operation on its output array's stream, so "
+        "arrays created on another stream (e.g. the default stream) were computed at once instead of recorded: "
+        "create the arrays the capture writes on the capture stream (nd::empty<float>(shape, s)), or use "
+        "a.on_stream(s)");
+  }
   if (!owners.empty()) {
     // The graph (and every executable made from it) holds the owners through a user object, which
     // CUDA releases only after the last launch that uses them has finished.
