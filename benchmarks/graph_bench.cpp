@@ -118,8 +118,7 @@ struct pipeline {
   nd::ndarray<float> x;
   nd::ndarray<float> y;
 
-  explicit pipeline(nd::index_t count)
-      : n(count), x(nd::empty<float>({count}, s)), y(nd::empty<float>({count}, s)) {
+  explicit pipeline(nd::index_t count) : n(count), x(nd::empty<float>({count}, s)), y(nd::empty<float>({count}, s)) {
     check(cudaHostAlloc(reinterpret_cast<void**>(&in), bytes(), cudaHostAllocDefault), "cudaHostAlloc");
     check(cudaHostAlloc(reinterpret_cast<void**>(&out), bytes(), cudaHostAllocDefault), "cudaHostAlloc");
     for (nd::index_t i = 0; i < n; ++i) {

@@ -49,7 +49,9 @@ struct release_buffer {
   void operator()(device_buffer* b) const noexcept {
     std::unique_ptr<device_buffer> owned(b);
     try {
-      if (b->release_on.is_capturing() && capture_id(b->release_on) != b->capture) {
+      // Only while an nd::capture is open: at exit (no capture) no driver call is made here, since
+      // the driver may already be unloading.
+      if (captures_active() && b->release_on.is_capturing() && capture_id(b->release_on) != b->capture) {
         std::shared_ptr<device_buffer> later(owned.release());
         release_when_not_capturing(later->release_on, [later] { later->release(); });
         return;
@@ -230,8 +232,7 @@ void order_after(const stream& later, const stream& earlier) {
     if (a != b) {
       throw capture_error(
           "an operation on a stream that is capturing a CUDA graph uses an array ordered on another stream that is " +
-          std::string(a != 0 && b != 0 ? "capturing a different graph"
-                                       : "not capturing") +
+          std::string(a != 0 && b != 0 ? "capturing a different graph" : "not capturing") +
           ": the dependency cannot cross the capture's boundary. Create the arrays a capture uses on the capture "
           "stream (e.g. nd::zeros<float>(shape, s)), or before the capture begins order that stream after the "
           "array's stream and use a.on_stream(s)");

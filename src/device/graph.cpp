@@ -349,7 +349,8 @@ capture_scope::capture_scope(const stream& s, capture_mode mode) : stream_(s), m
   }
   if (s.is_capturing()) {
     throw capture_error(
-        "capture_scope: the stream is already capturing a CUDA graph; captures do not nest on one stream. End the open capture first, or "
+        "capture_scope: the stream is already capturing a CUDA graph; captures do not nest on one stream. End the open "
+        "capture first, or "
         "capture the inner work on another stream");
   }
   auto record = std::make_unique<detail::capture_record>();
@@ -434,8 +435,8 @@ graph capture_scope::end() {
     // CUDA releases only after the last launch that uses them has finished.
     auto* held = new detail::held_owners{std::move(owners)};
     cudaUserObject_t object = nullptr;
-    if (const cudaError_t made = cudaUserObjectCreate(&object, held, detail::release_held_owners, 1,
-                                                      cudaUserObjectNoDestructorSync);
+    if (const cudaError_t made =
+            cudaUserObjectCreate(&object, held, detail::release_held_owners, 1, cudaUserObjectNoDestructorSync);
         made != cudaSuccess) {
       delete held;
       NDCUDA_CUDA_CHECK(made);

@@ -33,7 +33,8 @@ void refuse_pageable_capture(const stream& s, direction d, std::size_t bytes) {
     throw capture_error(std::string(name_of(d)) + "(" + std::to_string(bytes) + " bytes) on stream " +
                         detail::format_pointer(s.handle()) +
                         ", which is capturing a CUDA graph: a copy between the device and pageable memory "
-                        "cannot be captured into a CUDA graph; use pinned memory (nd::pinned_pool_resource / cudaHostAlloc / cudaHostRegister) "
+                        "cannot be captured into a CUDA graph; use pinned memory (nd::pinned_pool_resource / "
+                        "cudaHostAlloc / cudaHostRegister) "
                         "for the host side, or copy before the capture begins");
   }
 }

@@ -83,8 +83,8 @@ TEST(Capture, ElementwiseAndAssignmentReplay1000TimesBitIdenticalToEager) {
     out1 = a * b + nd::sin(c) * 0.5f;
     nd::ndarray<float> t = a * 0.25f;  // graph memory, freed inside the graph
     out2 = nd::exp(t) - c;
-    copied = out1;    // assignment between arrays
-    filled = 1.75f;   // scalar assignment
+    copied = out1;   // assignment between arrays
+    filled = 1.75f;  // scalar assignment
   });
   ASSERT_TRUE(g);
   EXPECT_GE(g.node_count(), 4U);
@@ -146,7 +146,8 @@ TEST(Capture, PinnedHostToDeviceComputeDeviceToHostInOneGraph) {
     s.synchronize();
     for (std::size_t i = 0; i < x.size(); ++i) {
       // x * 2 is exact in float, so one rounding of the double result is what float gives.
-      ASSERT_EQ(out[i], static_cast<float>(static_cast<double>(x[i]) * 2.0 + 1.0)) << "replay " << replay << " at " << i;
+      ASSERT_EQ(out[i], static_cast<float>(static_cast<double>(x[i]) * 2.0 + 1.0))
+          << "replay " << replay << " at " << i;
     }
   }
   pool->deallocate(out, n * sizeof(float), s);
@@ -177,13 +178,17 @@ TEST(Capture, EachRefusedOperationThrowsBeforeCudaAndTheCaptureStaysUsable) {
     nd::capture_scope scope(s);
     expect_refused([&] { (void)a.to_host(); }, "to_host", "after the capture");
     expect_refused([&] { (void)a(0).item(); }, "item", "after the capture");
-    expect_refused([&] { std::ostringstream os; os << a; }, "printing", "after the capture");
+    expect_refused(
+        [&] {
+          std::ostringstream os;
+          os << a;
+        },
+        "printing", "after the capture");
     expect_refused([&] { s.synchronize(); }, "synchronize", "after the capture ends");
     expect_refused([&] { nd::copy_to_device(out.data(), pageable.data(), n * sizeof(float), s); }, "pageable",
                    "pinned");
     expect_refused([&] { nd::copy_to_host(pageable.data(), a.data(), n * sizeof(float), s); }, "pageable", "pinned");
-    expect_refused([&] { (void)nd::default_resource(0)->allocate(1 << 20, s); }, "device_pool_resource",
-                   "async");
+    expect_refused([&] { (void)nd::default_resource(0)->allocate(1 << 20, s); }, "device_pool_resource", "async");
     expect_refused([&] { (void)nd::default_pinned_pool()->allocate(1 << 20, s); }, "pinned_pool_resource",
                    "before the capture");
     expect_refused([&] { out = a + elsewhere; }, "not capturing", "on the capture stream");
@@ -315,7 +320,7 @@ TEST(Capture, GraphOwnedMemoryDoesNotGrowOver10000Replays) {
     nd::ndarray<float> t1 = a * 2.0f;  // freed inside the graph
     nd::ndarray<float> t2 = t1 + 1.0f;
     out = t2 - a;
-    kept.rebind(nd::eval(a + 0.5f));   // outlives the capture: freed by the next launch
+    kept.rebind(nd::eval(a + 0.5f));  // outlives the capture: freed by the next launch
   });
   g.launch(s);
   s.synchronize();

@@ -33,8 +33,8 @@ struct leaves_of {
 
 template <class L, class E>
 void collect(const array_leaf<E>& x, L& out) {
-  out.arrays[static_cast<std::size_t>(out.array_count++)] =
-      leaf_ref{x.array.data(), &x.array.layout(), dtype_of<E>, &x.array.stream(), x.array.device(), &x.array.owner_ref()};
+  out.arrays[static_cast<std::size_t>(out.array_count++)] = leaf_ref{
+      x.array.data(), &x.array.layout(), dtype_of<E>, &x.array.stream(), x.array.device(), &x.array.owner_ref()};
 }
 template <class L, dtype D>
 void collect(const scalar_leaf<D>& x, L& out) {
