@@ -62,6 +62,7 @@ if ((run_benchmarks)); then
     "$bench" --benchmark_out="$out/$name.json" --benchmark_out_format=json || status=1
   done
   ((found)) || echo "gpu-check: no benchmarks were built (Google Benchmark missing?)"
+  ((found)) && python3 "$root/tools/bench-summary.py" "$out"/*.json
   # CuPy baselines of the same cases, measured on the same GPU in the same call, when CuPy exists.
   if python3 -c 'import cupy' 2>/dev/null; then
     for script in "$root"/benchmarks/cupy/*.py; do
