@@ -2,7 +2,8 @@
 # Builds ndcuda in Release and runs the whole test suite on a machine with GPUs, then prints the
 # ctest summary. Fails if any test failed, or if a GPU test skipped although enough GPUs are
 # present (tests named *MultiGpu* may skip on a single GPU). With --bench it also runs every
-# benchmark and writes JSON next to the build (or to $NDCUDA_BENCH_OUT).
+# benchmark and writes JSON next to the build (or to $NDCUDA_BENCH_OUT), then the CuPy baselines in
+# benchmarks/cupy/ when CuPy is installed.
 #
 #   tools/gpu-check.sh            # tests
 #   tools/gpu-check.sh --bench    # tests, then benchmarks
@@ -61,5 +62,18 @@ if ((run_benchmarks)); then
     "$bench" --benchmark_out="$out/$name.json" --benchmark_out_format=json || status=1
   done
   ((found)) || echo "gpu-check: no benchmarks were built (Google Benchmark missing?)"
+  ((found)) && python3 "$root/tools/bench-summary.py" "$out"/*.json
+  # CuPy baselines of the same cases, measured on the same GPU in the same call, when CuPy exists.
+  if python3 -c 'import cupy' 2>/dev/null; then
+    for script in "$root"/benchmarks/cupy/*.py; do
+      [[ -f "$script" ]] || continue
+      name=$(basename "$script" .py)
+      echo "gpu-check: running CuPy baseline $name"
+      python3 "$script" >"$out/$name.txt" 2>&1 || { echo "gpu-check: $name failed"; tail -5 "$out/$name.txt"; }
+      cat "$out/$name.txt"
+    done
+  else
+    echo "gpu-check: CuPy not importable; CuPy baselines skipped"
+  fi
 fi
 exit $status
