@@ -1,18 +1,18 @@
 // communicator: NCCL communicators per local GPU, their streams, error polling and timeouts.
 #include <nccl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
-#include <optional>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/dist/communicator.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 #include "dist/nccl_check.hpp"
 
@@ -449,8 +449,8 @@ bool communicator::supports(dtype type, reduce_op op) noexcept {
 void communicator::all_reduce(std::span<void* const> buffers, std::size_t count, dtype type, reduce_op op) const {
   const auto s = checked(state_);
   if (buffers.size() != s->comms.size()) {
-    throw communication_error("communicator::all_reduce: " + std::to_string(buffers.size()) +
-                              " buffers for " + std::to_string(s->comms.size()) + " local ranks");
+    throw communication_error("communicator::all_reduce: " + std::to_string(buffers.size()) + " buffers for " +
+                              std::to_string(s->comms.size()) + " local ranks");
   }
   const auto mapped = detail::nccl_type(type, op);
   if (!mapped) {

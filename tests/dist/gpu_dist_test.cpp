@@ -134,9 +134,8 @@ TEST(DistElementwise, FusedExpressionMatchesTheSingleGpuArrayMultiGpu) {
       d.assign(a * b + 2.0F * nd::sin(a) - nd::maximum(b, 0.5F));
       EXPECT_EQ(d.to_host(), want);
       // Promotion follows NumPy: float32 * int32 is float64.
-      const auto i32 = dist::distribute(nd::asarray<std::int32_t>(random_values<std::int32_t>(n), shape,
-                                                                  nd::default_stream(0)),
-                                        comm, axis);
+      const auto i32 = dist::distribute(
+          nd::asarray<std::int32_t>(random_values<std::int32_t>(n), shape, nd::default_stream(0)), comm, axis);
       const auto mixed = dist::eval(a * i32);
       static_assert(std::is_same_v<decltype(mixed)::value_type, double>);
     }
@@ -229,7 +228,7 @@ TEST(DistIsolation, CommunicatorOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu)
   }
   EXPECT_TRUE(nd::testing::primary_context_active(target));
   for (int i = 0; i < target; ++i) {
-    EXPECT_FALSE(nd::testing::primary_context_active(i)) << "a communicator on device " << target
-                                                         << " created a context on " << i;
+    EXPECT_FALSE(nd::testing::primary_context_active(i))
+        << "a communicator on device " << target << " created a context on " << i;
   }
 }

@@ -88,8 +88,7 @@ TEST(UniqueId, HexRoundTripAndBadInput) {
 }
 
 TEST(UniqueId, FileBootstrapWritesAtomicallyAndReadersTimeOut) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("ndcuda_id_" + std::to_string(nd::testing::rng()()));
+  const auto dir = std::filesystem::temp_directory_path() / ("ndcuda_id_" + std::to_string(nd::testing::rng()()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "id").string();
   const auto start = std::chrono::steady_clock::now();

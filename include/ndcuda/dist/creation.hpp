@@ -23,8 +23,9 @@ distributed_array<T> distribute(const ndarray<T>& a, const communicator& comm, c
   for (int l = 0; l < comm.local_size(); ++l) {
     const int r = comm.rank(l);
     const ndarray<T> part =
-        s.is_replicated() ? a : detail::slab(a, s.axis(), block_of(a.shape()[static_cast<std::size_t>(s.axis())],
-                                                                   comm.size(), r));
+        s.is_replicated()
+            ? a
+            : detail::slab(a, s.axis(), block_of(a.shape()[static_cast<std::size_t>(s.axis())], comm.size(), r));
     ndarray<T> shard = empty<T>(part.shape(), comm.stream(l));
     if (part.device() == shard.device() || part.is_contiguous()) {
       detail::copy_across(shard, part);
@@ -63,9 +64,9 @@ distributed_array<T> distribute(std::span<const T> host, const shape_t& shape, c
     const index_t extent = shape[static_cast<std::size_t>(s.axis())];
     const shape_t local_shape = shard_shape(shape, s, comm.size(), comm.rank(l));
     if (outer == 1) {  // the block is one run of host memory: no packing
-      shards.push_back(asarray<T>(host.subspan(static_cast<std::size_t>(r.begin * inner),
-                                               static_cast<std::size_t>(r.size() * inner)),
-                                  local_shape, comm.stream(l)));
+      shards.push_back(asarray<T>(
+          host.subspan(static_cast<std::size_t>(r.begin * inner), static_cast<std::size_t>(r.size() * inner)),
+          local_shape, comm.stream(l)));
       continue;
     }
     std::vector<T> packed(static_cast<std::size_t>(outer * r.size() * inner));
@@ -123,11 +124,12 @@ distributed_array<T> arange(double start, double stop, double step, const commun
     const stream& st = comm.stream(l);
     ndarray<T> out = empty<T>({r.size()}, st);
     if constexpr (is_integral(dtype_of<T>)) {
-      const ndarray<std::int64_t> i = ndcuda::arange<std::int64_t>(static_cast<double>(r.begin),
-                                                                   static_cast<double>(r.end), 1.0, st);
+      const ndarray<std::int64_t> i =
+          ndcuda::arange<std::int64_t>(static_cast<double>(r.begin), static_cast<double>(r.end), 1.0, st);
       out = i * static_cast<std::int64_t>(step) + static_cast<std::int64_t>(start);
     } else {
-      const ndarray<double> i = ndcuda::arange<double>(static_cast<double>(r.begin), static_cast<double>(r.end), 1.0, st);
+      const ndarray<double> i =
+          ndcuda::arange<double>(static_cast<double>(r.begin), static_cast<double>(r.end), 1.0, st);
       out = i * step + start;
     }
     shards.push_back(std::move(out));

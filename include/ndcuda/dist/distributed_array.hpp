@@ -17,7 +17,9 @@ namespace ndcuda::dist {
 /// An elementwise expression over distributed arrays (dist/expression.hpp): what a
 /// distributed_array can be constructed from or assigned.
 template <class X>
-concept distributed_expression = requires { typename std::remove_cvref_t<X>::is_ndcuda_distributed_expression; };
+concept distributed_expression = requires {
+  typename std::remove_cvref_t<X>::is_ndcuda_distributed_expression;
+};
 
 namespace detail {
 
@@ -43,7 +45,9 @@ class distributed_array {
   /// The low-level constructor: `shards[local]` must have shard_shape(...) of rank comm.rank(local)
   /// and live on comm.device(local). Throws shape_error or device_error otherwise.
   distributed_array(communicator comm, shape_t shape, sharding spec, std::vector<ndarray<T>> shards)
-      : comm_(std::move(comm)), shape_(std::move(shape)), spec_(normalize(spec, static_cast<int>(shape_.size()))),
+      : comm_(std::move(comm)),
+        shape_(std::move(shape)),
+        spec_(normalize(spec, static_cast<int>(shape_.size()))),
         shards_(std::move(shards)) {
     if (static_cast<int>(shards_.size()) != comm_.local_size()) {
       throw shape_error("distributed_array: " + std::to_string(shards_.size()) + " shards for " +
@@ -59,9 +63,8 @@ class distributed_array {
                           describe(spec_));
       }
       if (s.device() != comm_.device(l)) {
-        throw device_error("distributed_array: the shard of rank " + std::to_string(comm_.rank(l)) +
-                           " is on device " + std::to_string(s.device()) + ", its rank is on device " +
-                           std::to_string(comm_.device(l)));
+        throw device_error("distributed_array: the shard of rank " + std::to_string(comm_.rank(l)) + " is on device " +
+                           std::to_string(s.device()) + ", its rank is on device " + std::to_string(comm_.device(l)));
       }
     }
   }

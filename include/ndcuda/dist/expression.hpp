@@ -51,8 +51,9 @@ void plan_leaf(const distributed_array<T>& a, expression_plan& p) {
   if (!p.comm) {
     p.comm = a.comm();
   } else if (!(*p.comm == a.comm())) {
-    throw shape_error("distributed expression: the operands live on different communicators; every operand must be "
-                      "created on the same communicator");
+    throw shape_error(
+        "distributed expression: the operands live on different communicators; every operand must be "
+        "created on the same communicator");
   }
   p.shape = p.any ? broadcast_shapes(p.shape, a.shape()) : a.shape();
   p.any = true;
@@ -189,16 +190,16 @@ requires(distributed_array_operand<A> || ...) [[nodiscard]] auto map(F f, A&&...
   return distributed_expr<F, detail::stored_t<A>...>{std::move(f), {std::forward<A>(a)...}};
 }
 
-#define NDCUDA_DIST_BINARY(fn)                                                                           \
-  template <distributed_operand A, distributed_operand B>                                                \
+#define NDCUDA_DIST_BINARY(fn)                                                                                 \
+  template <distributed_operand A, distributed_operand B>                                                      \
   requires(distributed_array_operand<A> || distributed_array_operand<B>) [[nodiscard]] auto fn(A&& a, B&& b) { \
-    return map([](const auto& x, const auto& y) { return ::ndcuda::fn(x, y); }, std::forward<A>(a),       \
-               std::forward<B>(b));                                                                      \
+    return map([](const auto& x, const auto& y) { return ::ndcuda::fn(x, y); }, std::forward<A>(a),            \
+               std::forward<B>(b));                                                                            \
   }
-#define NDCUDA_DIST_UNARY(fn)                                                                        \
-  template <distributed_array_operand A>                                                             \
-  [[nodiscard]] auto fn(A&& a) {                                                                     \
-    return map([](const auto& x) { return ::ndcuda::fn(x); }, std::forward<A>(a));                  \
+#define NDCUDA_DIST_UNARY(fn)                                                      \
+  template <distributed_array_operand A>                                           \
+  [[nodiscard]] auto fn(A&& a) {                                                   \
+    return map([](const auto& x) { return ::ndcuda::fn(x); }, std::forward<A>(a)); \
   }
 
 NDCUDA_DIST_BINARY(operator+)

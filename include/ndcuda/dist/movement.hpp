@@ -64,8 +64,9 @@ void copy_across(const ndarray<T>& dst, const ndarray<T>& src) {
 template <array_element T>
 ndarray<T> distributed_array<T>::gather(int device) const {
   if (comm_.multi_process()) {
-    throw communication_error("distributed_array::gather: this process holds only its own rank's shard; in "
-                              "multi-process mode use replicate() (every rank gets the whole array) or to_host()");
+    throw communication_error(
+        "distributed_array::gather: this process holds only its own rank's shard; in "
+        "multi-process mode use replicate() (every rank gets the whole array) or to_host()");
   }
   const stream target = default_stream(device);
   if (spec_.is_replicated()) {

@@ -49,7 +49,7 @@ auto reduce_shard(const ndarray<T>& x, int axis, bool keepdims) {
 }
 
 constexpr reduce_op combining_op(reduction k) noexcept {
-  return k == reduction::prod ? reduce_op::prod
+  return k == reduction::prod  ? reduce_op::prod
          : k == reduction::min ? reduce_op::min
          : k == reduction::max ? reduce_op::max
                                : reduce_op::sum;
@@ -164,15 +164,15 @@ auto as_distributed(const X& x) {
 // Over every element: a 0-d replicated array (local_shard(0).item() reads it). Along `axis`:
 // replicated when `axis` is the sharded one (NCCL combines the partials), else sharded like the
 // input with no communication. Expressions are evaluated first.
-#define NDCUDA_DIST_REDUCTION(fn, kind)                                                                 \
-  template <distributed_array_operand X>                                                                \
-  [[nodiscard]] auto fn(const X& x) {                                                                   \
-    return detail::reduce<detail::reduction::kind>(detail::as_distributed(x), -1, false);               \
-  }                                                                                                     \
-  template <distributed_array_operand X>                                                                \
-  [[nodiscard]] auto fn(const X& x, int axis, bool keepdims = false) {                                  \
-    const auto a = detail::as_distributed(x);                                                           \
-    return detail::reduce<detail::reduction::kind>(a, normalize_axis(axis, a.ndim()), keepdims);        \
+#define NDCUDA_DIST_REDUCTION(fn, kind)                                                          \
+  template <distributed_array_operand X>                                                         \
+  [[nodiscard]] auto fn(const X& x) {                                                            \
+    return detail::reduce<detail::reduction::kind>(detail::as_distributed(x), -1, false);        \
+  }                                                                                              \
+  template <distributed_array_operand X>                                                         \
+  [[nodiscard]] auto fn(const X& x, int axis, bool keepdims = false) {                           \
+    const auto a = detail::as_distributed(x);                                                    \
+    return detail::reduce<detail::reduction::kind>(a, normalize_axis(axis, a.ndim()), keepdims); \
   }
 
 NDCUDA_DIST_REDUCTION(sum, sum)
