@@ -1,0 +1,203 @@
+// Distributed arrays over every visible GPU (up to 4) against one GPU on the same total size:
+// sum and an elementwise op; all-reduce bus bandwidth through ndcuda against a raw NCCL loop in
+// the same run. Size per GPU: NDCUDA_DIST_BENCH_GIB (default 8 GiB of float32). Skips below 2 GPUs.
+#include <benchmark/benchmark.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ndcuda/dist.hpp>
+#include <ndcuda/ndcuda.hpp>
+#include <vector>
+
+namespace nd = ndcuda;
+namespace dist = ndcuda::dist;
+
+namespace {
+
+int ranks() {
+  return std::min(nd::device_count(), 4);
+}
+
+nd::index_t elements_per_gpu() {
+  const char* env = std::getenv("NDCUDA_DIST_BENCH_GIB");
+  const double gib = env != nullptr ? std::atof(env) : 8.0;
+  return static_cast<nd::index_t>(gib * double(1ULL << 30) / sizeof(float));
+}
+
+const dist::communicator& comm() {
+  static const dist::communicator c = [] {
+    std::vector<int> devices;
+    for (int i = 0; i < ranks(); ++i) {
+      devices.push_back(i);
+    }
+    return dist::communicator(devices);
+  }();
+  return c;
+}
+
+bool skip(benchmark::State& state) {
+  if (ranks() < 2) {
+    state.SkipWithError("needs 2 GPUs");
+    return true;
+  }
+  return false;
+}
+
+void sync_one(const nd::stream& s) {
+  const nd::device_guard g(s.device());
+  s.synchronize();
+}
+
+// ---- sum ----------------------------------------------------------------------------------------
+
+#if __has_include(<ndcuda/ops/reductions.hpp>)
+void BM_SumDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::index_t n = elements_per_gpu() * ranks();
+  const auto a = dist::full<float>({n}, 1.0F, comm());
+  comm().synchronize();
+  for (auto _ : state) {
+    const auto s = dist::sum(a);
+    comm().synchronize();
+    benchmark::DoNotOptimize(s);
+  }
+  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
+  state.counters["gpus"] = ranks();
+}
+BENCHMARK(BM_SumDistributed)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SumOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::index_t n = elements_per_gpu() * ranks();  // the same total size on GPU 0
+  const nd::stream& s = comm().stream(0);
+  const auto a = nd::full<float>({n}, 1.0F, s);
+  sync_one(s);
+  for (auto _ : state) {
+    const auto r = nd::sum(a);
+    sync_one(s);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
+}
+BENCHMARK(BM_SumOneGpu)->Unit(benchmark::kMillisecond)->UseRealTime();
+#endif
+
+// ---- elementwise (in place, so the same memory fits as for the sum) ----------------------------
+
+void BM_ElementwiseDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::index_t n = elements_per_gpu() * ranks();
+  auto a = dist::full<float>({n}, 1.0F, comm());
+  comm().synchronize();
+  for (auto _ : state) {
+    a.assign(a * 0.5F + 0.25F);
+    comm().synchronize();
+  }
+  state.SetBytesProcessed(state.iterations() * 2 * n * static_cast<std::int64_t>(sizeof(float)));
+  state.counters["gpus"] = ranks();
+}
+BENCHMARK(BM_ElementwiseDistributed)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ElementwiseOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::index_t n = elements_per_gpu() * ranks();
+  const nd::stream& s = comm().stream(0);
+  auto a = nd::full<float>({n}, 1.0F, s);
+  sync_one(s);
+  for (auto _ : state) {
+    a = a * 0.5F + 0.25F;
+    sync_one(s);
+  }
+  state.SetBytesProcessed(state.iterations() * 2 * n * static_cast<std::int64_t>(sizeof(float)));
+}
+BENCHMARK(BM_ElementwiseOneGpu)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ---- all-reduce bus bandwidth -------------------------------------------------------------------
+
+constexpr std::size_t allreduce_count = std::size_t{64} << 20;  // 256 MiB of float32 per GPU
+
+// NCCL's bus bandwidth: the algorithm bandwidth times 2 (n - 1) / n.
+void set_bus_bandwidth(benchmark::State& state, double seconds_per_iteration) {
+  const double n = ranks();
+  const double bytes = double(allreduce_count) * sizeof(float);
+  state.counters["busbw_GBps"] = bytes / seconds_per_iteration * 2 * (n - 1) / n / 1e9;
+}
+
+void BM_AllReduceNdcuda(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const auto a = dist::full<float>({static_cast<nd::index_t>(allreduce_count) * ranks()}, 1.0F, comm(),
+                                   dist::sharding::replicated());
+  std::vector<void*> buffers;
+  for (const auto& s : a.local_shards()) {
+    buffers.push_back(s.data());
+  }
+  comm().synchronize();
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    comm().all_reduce(buffers, allreduce_count, nd::dtype::float32, dist::reduce_op::sum);
+    comm().synchronize();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  set_bus_bandwidth(state, seconds / double(state.iterations()));
+}
+BENCHMARK(BM_AllReduceNdcuda)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_AllReduceRawNccl(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const int n = ranks();
+  std::vector<int> devices;
+  for (int i = 0; i < n; ++i) {
+    devices.push_back(i);
+  }
+  std::vector<ncclComm_t> comms(static_cast<std::size_t>(n));
+  std::vector<cudaStream_t> streams(static_cast<std::size_t>(n));
+  std::vector<void*> buffers(static_cast<std::size_t>(n));
+  {
+    const nd::device_guard g(0);
+    ncclCommInitAll(comms.data(), n, devices.data());
+  }
+  for (int i = 0; i < n; ++i) {
+    const nd::device_guard g(i);
+    cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(i)], cudaStreamNonBlocking);
+    cudaMalloc(&buffers[static_cast<std::size_t>(i)], allreduce_count * sizeof(float));
+    cudaMemset(buffers[static_cast<std::size_t>(i)], 0, allreduce_count * sizeof(float));
+    cudaDeviceSynchronize();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    ncclGroupStart();
+    for (int i = 0; i < n; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      ncclAllReduce(buffers[k], buffers[k], allreduce_count, ncclFloat32, ncclSum, comms[k], streams[k]);
+    }
+    ncclGroupEnd();
+    for (int i = 0; i < n; ++i) {
+      const nd::device_guard g(i);
+      cudaStreamSynchronize(streams[static_cast<std::size_t>(i)]);
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  set_bus_bandwidth(state, seconds / double(state.iterations()));
+  for (int i = 0; i < n; ++i) {
+    const nd::device_guard g(i);
+    cudaFree(buffers[static_cast<std::size_t>(i)]);
+    cudaStreamDestroy(streams[static_cast<std::size_t>(i)]);
+    ncclCommDestroy(comms[static_cast<std::size_t>(i)]);
+  }
+}
+BENCHMARK(BM_AllReduceRawNccl)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace

@@ -1,0 +1,13 @@
+// ndcuda's distributed layer: distributed_array<T> over several GPUs, communicating through NCCL.
+// Include this header and link ndcuda::dist (built when CMake finds NCCL).
+#pragma once
+
+#include <ndcuda/dist/communicator.hpp>
+#include <ndcuda/dist/creation.hpp>
+#include <ndcuda/dist/distributed_array.hpp>
+#include <ndcuda/dist/expression.hpp>
+#include <ndcuda/dist/movement.hpp>
+#include <ndcuda/dist/sharding.hpp>
+#if __has_include(<ndcuda/ops/reductions.hpp>)
+#include <ndcuda/dist/reductions.hpp>
+#endif

@@ -1,0 +1,162 @@
+// distributed_array<T>: a global shape laid over the ranks of a communicator by a sharding spec,
+// one ndarray<T> shard per local rank on that rank's stream. Builds on array/ndarray.hpp and
+// dist/{communicator,sharding}.hpp; movement, creation and operations live in their own headers.
+#pragma once
+
+#include <ndcuda/array/creation.hpp>
+#include <ndcuda/array/ndarray.hpp>
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/dist/communicator.hpp>
+#include <ndcuda/dist/sharding.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ndcuda::dist {
+
+/// An elementwise expression over distributed arrays (dist/expression.hpp): what a
+/// distributed_array can be constructed from or assigned.
+template <class X>
+concept distributed_expression = requires {
+  typename std::remove_cvref_t<X>::is_ndcuda_distributed_expression;
+};
+
+namespace detail {
+
+/// The view of `a` holding elements [r.begin, r.end) of `axis` (all of every other axis).
+template <array_element T>
+ndarray<T> slab(const ndarray<T>& a, int axis, block_range r) {
+  std::vector<index_item> items(static_cast<std::size_t>(axis), index_item(all));
+  items.emplace_back(slice(r.begin, r.end));
+  return a.index(items);
+}
+
+}  // namespace detail
+
+/// An array of global shape shape() spread over the ranks of comm() as spec() says. Copies
+/// share the shards (reference semantics, like ndarray). Each local shard is a C-contiguous
+/// ndarray on its rank's device, ordered on comm().stream(local): work on different GPUs runs in
+/// parallel, and cross-device ordering goes through events and NCCL, never host waits.
+template <array_element T>
+class distributed_array {
+ public:
+  using value_type = T;
+
+  /// The low-level constructor: `shards[local]` must have shard_shape(...) of rank comm.rank(local)
+  /// and live on comm.device(local). Throws shape_error or device_error otherwise.
+  distributed_array(communicator comm, shape_t shape, sharding spec, std::vector<ndarray<T>> shards)
+      : comm_(std::move(comm)),
+        shape_(std::move(shape)),
+        spec_(normalize(spec, static_cast<int>(shape_.size()))),
+        shards_(std::move(shards)) {
+    if (static_cast<int>(shards_.size()) != comm_.local_size()) {
+      throw shape_error("distributed_array: " + std::to_string(shards_.size()) + " shards for " +
+                        std::to_string(comm_.local_size()) + " local ranks");
+    }
+    for (int l = 0; l < comm_.local_size(); ++l) {
+      const auto& s = shards_[static_cast<std::size_t>(l)];
+      const shape_t expected = shard_shape(shape_, spec_, comm_.size(), comm_.rank(l));
+      if (s.shape() != expected || !s.is_contiguous()) {
+        throw shape_error("distributed_array: the shard of rank " + std::to_string(comm_.rank(l)) + " has shape " +
+                          format_shape(s.shape()) + (s.is_contiguous() ? "" : " (not contiguous)") + ", expected " +
+                          format_shape(expected) + " for global shape " + format_shape(shape_) + " sharded " +
+                          describe(spec_));
+      }
+      if (s.device() != comm_.device(l)) {
+        throw device_error("distributed_array: the shard of rank " + std::to_string(comm_.rank(l)) + " is on device " +
+                           std::to_string(s.device()) + ", its rank is on device " + std::to_string(comm_.device(l)));
+      }
+    }
+  }
+
+  /// Evaluates an elementwise expression over distributed arrays (dist/expression.hpp).
+  template <distributed_expression X>
+  distributed_array(const X& x)  // NOLINT: implicit, as `distributed_array<float> c = a + b;`
+      : distributed_array(x.template evaluate<T>()) {}
+
+  distributed_array(const distributed_array&) = default;
+  distributed_array(distributed_array&&) noexcept = default;
+  /// Assignment rebinds the handle (unlike ndarray, whose `=` writes elements): a distributed
+  /// array is a container of shards, and a new sharding must be able to replace the old one.
+  distributed_array& operator=(const distributed_array&) = default;
+  distributed_array& operator=(distributed_array&&) noexcept = default;
+  ~distributed_array() = default;
+
+  /// Writes an expression into the existing shards (one fused kernel per shard, no allocation).
+  template <distributed_expression X>
+  distributed_array& assign(const X& x) {
+    x.assign_to(*this);
+    return *this;
+  }
+
+  [[nodiscard]] const shape_t& shape() const noexcept { return shape_; }
+  [[nodiscard]] int ndim() const noexcept { return static_cast<int>(shape_.size()); }
+  [[nodiscard]] index_t size() const { return shape_size(shape_); }
+  [[nodiscard]] std::size_t nbytes() const { return static_cast<std::size_t>(size()) * sizeof(T); }
+  [[nodiscard]] static constexpr dtype type() noexcept { return dtype_of<T>; }
+  [[nodiscard]] const sharding& spec() const noexcept { return spec_; }
+  [[nodiscard]] bool is_replicated() const noexcept { return spec_.is_replicated(); }
+  /// The sharded axis, -1 when replicated.
+  [[nodiscard]] int axis() const noexcept { return spec_.axis(); }
+  [[nodiscard]] const communicator& comm() const noexcept { return comm_; }
+  /// The shards held by this process, by local rank.
+  [[nodiscard]] const std::vector<ndarray<T>>& local_shards() const noexcept { return shards_; }
+  [[nodiscard]] const ndarray<T>& local_shard(int local) const { return shards_.at(static_cast<std::size_t>(local)); }
+  /// The elements of the sharded axis that group rank `rank` holds (the whole axis when replicated).
+  [[nodiscard]] block_range range(int rank) const {
+    if (spec_.is_replicated()) {
+      return {0, shape_.empty() ? 1 : shape_[0]};
+    }
+    return block_of(shape_[static_cast<std::size_t>(axis())], comm_.size(), rank);
+  }
+
+  // ---- movement (dist/movement.hpp) -------------------------------------------------------------
+
+  /// The whole array on `device` (which need not be one of the ranks'), C-contiguous, ordered on
+  /// that device's default stream after every shard. Single-process communicators only; in
+  /// multi-process mode use replicate() or to_host().
+  [[nodiscard]] ndarray<T> gather(int device) const;
+  /// The elements in C order on the host. Shards are copied straight into place (the array need
+  /// not fit on one GPU). Multi-process: a collective, every process receives the whole array.
+  /// Waits for the data (with the communicator's timeout).
+  [[nodiscard]] std::vector<T> to_host() const;
+  /// The same values sharded along `axis` (negative counts from the end): each rank sends each
+  /// other rank exactly the overlap of their blocks, all messages in one NCCL group.
+  [[nodiscard]] distributed_array reshard(int axis) const;
+  /// The same values resharded as `spec` (replicated or block).
+  [[nodiscard]] distributed_array reshard(const sharding& spec) const;
+  /// Every rank holds the whole array (an all-gather through NCCL send/recv).
+  [[nodiscard]] distributed_array replicate() const;
+  /// A deep copy with the same sharding.
+  [[nodiscard]] distributed_array copy() const {
+    std::vector<ndarray<T>> shards;
+    for (const auto& s : shards_) {
+      shards.push_back(s.copy());
+    }
+    return distributed_array(comm_, shape_, spec_, std::move(shards));
+  }
+  /// Converted elementwise as ndarray::astype, shard by shard.
+  template <array_element U>
+  [[nodiscard]] distributed_array<U> astype() const {
+    std::vector<ndarray<U>> shards;
+    for (const auto& s : shards_) {
+      shards.push_back(s.template astype<U>());
+    }
+    return distributed_array<U>(comm_, shape_, spec_, std::move(shards));
+  }
+
+ private:
+  communicator comm_;
+  shape_t shape_;
+  sharding spec_;
+  std::vector<ndarray<T>> shards_;
+};
+
+template <class T>
+inline constexpr bool is_distributed_array = false;
+template <class T>
+inline constexpr bool is_distributed_array<distributed_array<T>> = true;
+
+}  // namespace ndcuda::dist
+
+#include <ndcuda/dist/movement.hpp>

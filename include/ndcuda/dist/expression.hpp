@@ -1,0 +1,264 @@
+// Elementwise expressions over distributed arrays: a lazy node that, per local rank, substitutes
+// that rank's shards into the same ndcuda expression and evaluates it as one fused JIT kernel on
+// the rank's stream. Builds on dist/distributed_array.hpp and ops/elementwise.hpp.
+#pragma once
+
+#include <ndcuda/core/scalar.hpp>
+#include <ndcuda/dist/distributed_array.hpp>
+#include <ndcuda/ops/elementwise.hpp>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace ndcuda::dist {
+
+template <class F, class... Operands>
+struct distributed_expr;
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_distributed_expr = false;
+template <class F, class... O>
+inline constexpr bool is_distributed_expr<distributed_expr<F, O...>> = true;
+
+}  // namespace detail
+
+/// Distributed array-likes: arrays and expressions over them.
+template <class T>
+concept distributed_array_operand =
+    is_distributed_array<std::remove_cvref_t<T>> || detail::is_distributed_expr<std::remove_cvref_t<T>>;
+/// What distributed operators accept: distributed array-likes and weak C++ scalars (which
+/// broadcast, as in any ndcuda expression).
+template <class T>
+concept distributed_operand = distributed_array_operand<T> || weak_scalar<std::remove_cvref_t<T>>;
+
+namespace detail {
+
+/// What every rank's evaluation needs to know: the communicator, the result's global shape and
+/// sharding, checked once on the host before any kernel is launched.
+struct expression_plan {
+  std::optional<communicator> comm;
+  shape_t shape;
+  sharding spec;
+  const shape_t* sharded_shape = nullptr;
+  bool any = false;  // a leaf has been seen (its shape starts the broadcast)
+};
+
+template <class T>
+void plan_leaf(const distributed_array<T>& a, expression_plan& p) {
+  if (!p.comm) {
+    p.comm = a.comm();
+  } else if (!(*p.comm == a.comm())) {
+    throw shape_error(
+        "distributed expression: the operands live on different communicators; every operand must be "
+        "created on the same communicator");
+  }
+  p.shape = p.any ? broadcast_shapes(p.shape, a.shape()) : a.shape();
+  p.any = true;
+  if (a.is_replicated()) {
+    return;
+  }
+  if (p.sharded_shape == nullptr) {
+    p.sharded_shape = &a.shape();
+    p.spec = a.spec();
+  } else if (a.spec() != p.spec || a.shape() != *p.sharded_shape) {
+    throw shape_error("distributed expression: sharded operands must have the same shape and sharding, got " +
+                      format_shape(*p.sharded_shape) + " " + describe(p.spec) + " and " + format_shape(a.shape()) +
+                      " " + describe(a.spec()) +
+                      "; ndcuda never reshards implicitly: call reshard() (or replicate()) on one operand first");
+  }
+}
+template <class S>
+void plan_leaf(const S&, expression_plan&) {}  // weak scalars
+template <class F, class... O>
+void plan_leaf(const distributed_expr<F, O...>& x, expression_plan& p) {
+  std::apply([&](const auto&... o) { (plan_leaf(o, p), ...); }, x.operands);
+}
+
+/// The finished plan: the sharded axis moved to the result's numbering (a sharded operand may
+/// have fewer dimensions than a replicated one it combines with).
+template <class X>
+expression_plan make_plan(const X& x) {
+  expression_plan p;
+  plan_leaf(x, p);
+  if (p.sharded_shape != nullptr) {
+    const int offset = static_cast<int>(p.shape.size() - p.sharded_shape->size());
+    const int axis = p.spec.axis() + offset;
+    const index_t extent = (*p.sharded_shape)[static_cast<std::size_t>(p.spec.axis())];
+    if (p.shape[static_cast<std::size_t>(axis)] != extent) {
+      throw shape_error("distributed expression: the sharded axis (extent " + std::to_string(extent) +
+                        ") would be broadcast to " + std::to_string(p.shape[static_cast<std::size_t>(axis)]) +
+                        "; shard along another axis or replicate that operand");
+    }
+    p.spec = sharding::block(axis);
+  }
+  return p;
+}
+
+/// The ndcuda operand rank `local` contributes for a leaf.
+template <class T>
+ndarray<T> shard_operand(const distributed_array<T>& a, int local, const expression_plan& p) {
+  const ndarray<T>& mine = a.local_shard(local);
+  if (!a.is_replicated() || p.spec.is_replicated()) {
+    return mine;
+  }
+  // A replicated operand next to sharded ones: the part of it this rank's block reads.
+  const int axis = p.spec.axis() - static_cast<int>(p.shape.size() - a.shape().size());
+  if (axis < 0 || a.shape()[static_cast<std::size_t>(axis)] == 1) {
+    return mine;  // broadcast along the sharded axis: every rank reads all of it
+  }
+  const block_range r = block_of(p.shape[static_cast<std::size_t>(p.spec.axis())], p.comm->size(), p.comm->rank(local));
+  return slab(mine, axis, r);
+}
+template <class S>
+S shard_operand(const S& s, int, const expression_plan&) {
+  return s;
+}
+template <class F, class... O>
+auto shard_operand(const distributed_expr<F, O...>& x, int local, const expression_plan& p) {
+  return x.shard_expression(local, p);
+}
+
+template <class T>
+using stored_t = std::remove_cvref_t<T>;
+
+}  // namespace detail
+
+/// `f` applied to the operands, lazily. `f` is a stateless callable that builds an ndcuda
+/// expression from ndarrays (and scalars); evaluation calls it once per local rank with that
+/// rank's shards, so each GPU runs the same fused kernel on its own block, in parallel.
+template <class F, class... Operands>
+struct distributed_expr {
+  using is_ndcuda_distributed_expression = void;
+  F f;
+  std::tuple<Operands...> operands;
+
+  /// The ndcuda expression rank `local` evaluates.
+  auto shard_expression(int local, const detail::expression_plan& p) const {
+    return std::apply([&](const auto&... o) { return f(detail::shard_operand(o, local, p)...); }, operands);
+  }
+  /// A new distributed array holding the value, sharded as the sharded operands are (replicated
+  /// when all operands are).
+  template <array_element E>
+  [[nodiscard]] distributed_array<E> evaluate() const {
+    const detail::expression_plan p = detail::make_plan(*this);
+    std::vector<ndarray<E>> shards;
+    for (int l = 0; l < p.comm->local_size(); ++l) {
+      ndarray<E> out = empty<E>(shard_shape(p.shape, p.spec, p.comm->size(), p.comm->rank(l)), p.comm->stream(l));
+      out = shard_expression(l, p);
+      shards.push_back(std::move(out));
+    }
+    return distributed_array<E>(*p.comm, p.shape, p.spec, std::move(shards));
+  }
+
+  /// Writes the value into `out`'s shards (which must have the expression's shape and sharding).
+  template <array_element E>
+  void assign_to(const distributed_array<E>& out) const {
+    const detail::expression_plan p = detail::make_plan(*this);
+    if (p.shape != out.shape() || p.spec != out.spec() || !(*p.comm == out.comm())) {
+      throw shape_error("distributed assign: the expression has shape " + format_shape(p.shape) + " sharded " +
+                        describe(p.spec) + ", the target " + format_shape(out.shape()) + " sharded " +
+                        describe(out.spec()) + " (on " + (*p.comm == out.comm() ? "the same" : "another") +
+                        " communicator)");
+    }
+    for (int l = 0; l < p.comm->local_size(); ++l) {
+      ndarray<E> target = out.local_shard(l);
+      target = shard_expression(l, p);
+    }
+  }
+};
+
+/// The element type a distributed expression naturally evaluates to.
+template <class X>
+using distributed_value_t = typename decltype(std::declval<const std::remove_cvref_t<X>&>().shard_expression(
+    0, std::declval<const detail::expression_plan&>()))::value_type;
+
+/// The value of a distributed expression as a new distributed array (its natural dtype).
+template <class X>
+requires detail::is_distributed_expr<std::remove_cvref_t<X>>
+[[nodiscard]] auto eval(const X& x) {
+  return x.template evaluate<distributed_value_t<X>>();
+}
+
+/// The general form behind every operator below: `f(shards...)` per rank, for any ndcuda
+/// expression f builds (f must be stateless or cheap to copy). map([](auto x, auto y) {
+/// return nd::where(x > 0, x, y); }, a, b).
+template <class F, distributed_operand... A>
+requires(distributed_array_operand<A> || ...) [[nodiscard]] auto map(F f, A&&... a) {
+  return distributed_expr<F, detail::stored_t<A>...>{std::move(f), {std::forward<A>(a)...}};
+}
+
+#define NDCUDA_DIST_BINARY(fn)                                                                                 \
+  template <distributed_operand A, distributed_operand B>                                                      \
+  requires(distributed_array_operand<A> || distributed_array_operand<B>) [[nodiscard]] auto fn(A&& a, B&& b) { \
+    return map([](const auto& x, const auto& y) { return ::ndcuda::fn(x, y); }, std::forward<A>(a),            \
+               std::forward<B>(b));                                                                            \
+  }
+#define NDCUDA_DIST_UNARY(fn)                                                      \
+  template <distributed_array_operand A>                                           \
+  [[nodiscard]] auto fn(A&& a) {                                                   \
+    return map([](const auto& x) { return ::ndcuda::fn(x); }, std::forward<A>(a)); \
+  }
+
+NDCUDA_DIST_BINARY(operator+)
+NDCUDA_DIST_BINARY(operator-)
+NDCUDA_DIST_BINARY(operator*)
+NDCUDA_DIST_BINARY(operator/)
+NDCUDA_DIST_BINARY(operator%)
+NDCUDA_DIST_BINARY(operator==)
+NDCUDA_DIST_BINARY(operator!=)
+NDCUDA_DIST_BINARY(operator<)
+NDCUDA_DIST_BINARY(operator<=)
+NDCUDA_DIST_BINARY(operator>)
+NDCUDA_DIST_BINARY(operator>=)
+NDCUDA_DIST_BINARY(operator&)
+NDCUDA_DIST_BINARY(operator|)
+NDCUDA_DIST_BINARY(operator^)
+NDCUDA_DIST_UNARY(operator-)
+NDCUDA_DIST_UNARY(operator~)
+NDCUDA_DIST_BINARY(power)
+NDCUDA_DIST_BINARY(maximum)
+NDCUDA_DIST_BINARY(minimum)
+NDCUDA_DIST_BINARY(arctan2)
+NDCUDA_DIST_UNARY(abs)
+NDCUDA_DIST_UNARY(sqrt)
+NDCUDA_DIST_UNARY(exp)
+NDCUDA_DIST_UNARY(log)
+NDCUDA_DIST_UNARY(sin)
+NDCUDA_DIST_UNARY(cos)
+NDCUDA_DIST_UNARY(tanh)
+NDCUDA_DIST_UNARY(floor)
+NDCUDA_DIST_UNARY(ceil)
+NDCUDA_DIST_UNARY(isnan)
+NDCUDA_DIST_UNARY(real)
+NDCUDA_DIST_UNARY(imag)
+NDCUDA_DIST_UNARY(conj)
+
+#undef NDCUDA_DIST_UNARY
+#undef NDCUDA_DIST_BINARY
+
+}  // namespace ndcuda::dist
+
+namespace ndcuda {
+// nd::sin(d) for a distributed d, beside nd::sin(a) for an ndarray (each overload is constrained
+// to its own kind of operand).
+using dist::abs;
+using dist::arctan2;
+using dist::ceil;
+using dist::conj;
+using dist::cos;
+using dist::exp;
+using dist::floor;
+using dist::imag;
+using dist::isnan;
+using dist::log;
+using dist::maximum;
+using dist::minimum;
+using dist::power;
+using dist::real;
+using dist::sin;
+using dist::sqrt;
+using dist::tanh;
+}  // namespace ndcuda

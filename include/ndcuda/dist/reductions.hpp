@@ -1,0 +1,186 @@
+// Reductions of distributed arrays: sum, prod, min, max, mean over all elements or one axis. Each
+// rank reduces its shard with nd::sum & co.; NCCL all-reduce combines the partials. Builds on
+// ops/reductions.hpp and dist/{distributed_array,expression}.hpp.
+#pragma once
+
+#include <ndcuda/dist/distributed_array.hpp>
+#include <ndcuda/dist/expression.hpp>
+#include <ndcuda/ops/reductions.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ndcuda::dist {
+namespace detail {
+
+enum class reduction { sum, prod, min, max, mean };
+
+constexpr const char* reduction_name(reduction k) noexcept {
+  switch (k) {
+    case reduction::sum:
+      return "sum";
+    case reduction::prod:
+      return "prod";
+    case reduction::min:
+      return "min";
+    case reduction::max:
+      return "max";
+    default:
+      return "mean";
+  }
+}
+
+/// The per-shard reduction: everything (axis < 0) or one axis. A mean's partial is a sum in the
+/// mean's dtype, divided by the global count once the partials are combined.
+template <reduction K, array_element T>
+auto reduce_shard(const ndarray<T>& x, int axis, bool keepdims) {
+  if constexpr (K == reduction::sum) {
+    return axis < 0 ? ndcuda::sum(x) : ndcuda::sum(x, axis, keepdims);
+  } else if constexpr (K == reduction::prod) {
+    return axis < 0 ? ndcuda::prod(x) : ndcuda::prod(x, axis, keepdims);
+  } else if constexpr (K == reduction::min) {
+    return axis < 0 ? ndcuda::min(x) : ndcuda::min(x, axis, keepdims);
+  } else if constexpr (K == reduction::max) {
+    return axis < 0 ? ndcuda::max(x) : ndcuda::max(x, axis, keepdims);
+  } else {
+    using mean_t = typename decltype(ndcuda::mean(x))::value_type;
+    return axis < 0 ? ndcuda::sum<mean_t>(x) : ndcuda::sum<mean_t>(x, axis, keepdims);
+  }
+}
+
+constexpr reduce_op combining_op(reduction k) noexcept {
+  return k == reduction::prod  ? reduce_op::prod
+         : k == reduction::min ? reduce_op::min
+         : k == reduction::max ? reduce_op::max
+                               : reduce_op::sum;
+}
+
+/// Replaces each local partial by the combination over all ranks: NCCL all-reduce when it has
+/// the type and operation, else every rank receives every partial and reduces the stack itself
+/// (complex products, int16, bool).
+template <reduction K, array_element R>
+void combine(std::vector<ndarray<R>>& partials, const communicator& comm) {
+  const reduce_op op = combining_op(K);
+  if (communicator::supports(dtype_of<R>, op)) {
+    std::vector<void*> buffers;
+    for (const auto& p : partials) {
+      buffers.push_back(p.data());
+    }
+    comm.all_reduce(buffers, static_cast<std::size_t>(partials.front().size()), dtype_of<R>, op);
+    return;
+  }
+  std::vector<ndarray<R>> stacks;
+  std::vector<communicator::message> messages;
+  for (int l = 0; l < comm.local_size(); ++l) {
+    const ndarray<R>& mine = partials[static_cast<std::size_t>(l)];
+    shape_t shape = mine.shape();
+    shape.insert(shape.begin(), comm.size());
+    stacks.push_back(empty<R>(shape, comm.stream(l)));
+    const ndarray<R>& stack = stacks.back();
+    for (int q = 0; q < comm.size(); ++q) {
+      const ndarray<R> slot = stack(static_cast<index_t>(q));
+      if (q == comm.rank(l)) {
+        write_into(slot, mine);
+      } else if (mine.size() > 0) {
+        messages.push_back({l, q, true, mine.data(), mine.nbytes()});
+        messages.push_back({l, q, false, slot.data(), slot.nbytes()});
+      }
+    }
+  }
+  comm.exchange(messages);
+  for (std::size_t l = 0; l < partials.size(); ++l) {
+    partials[l].rebind(reduce_shard<K>(stacks[l], 0, false));
+  }
+}
+
+template <reduction K, array_element T>
+auto reduce(const distributed_array<T>& a, int axis, bool keepdims) {
+  if constexpr ((K == reduction::min || K == reduction::max) && is_complex(dtype_of<T>)) {
+    throw error(std::string("dist::") + reduction_name(K) + ": complex numbers have no order (NumPy raises too); " +
+                "reduce abs() or real() instead");
+  } else {
+    const communicator& comm = a.comm();
+    std::vector<int> reduced;
+    if (axis >= 0 || a.ndim() == 0) {
+      if (axis >= 0) {
+        reduced.push_back(axis);
+      }
+    } else {
+      for (int i = 0; i < a.ndim(); ++i) {
+        reduced.push_back(i);
+      }
+    }
+    const sharding out_spec = reduced_sharding(a.spec(), reduced, keepdims);
+    const bool across_ranks = !a.is_replicated() && out_spec.is_replicated();
+    index_t count = 1;
+    for (int r : reduced) {
+      count *= a.shape()[static_cast<std::size_t>(r)];
+    }
+    if ((K == reduction::min || K == reduction::max) && across_ranks) {
+      for (int q = 0; q < comm.size(); ++q) {
+        if (a.range(q).size() == 0 && count > 0) {
+          throw shape_error(std::string("dist::") + reduction_name(K) + ": rank " + std::to_string(q) +
+                            " holds no elements of the sharded axis (extent " +
+                            std::to_string(a.shape()[static_cast<std::size_t>(a.axis())]) + " over " +
+                            std::to_string(comm.size()) + " ranks); reduce a replicated copy or use fewer ranks");
+        }
+      }
+    }
+    using partial_t = decltype(reduce_shard<K>(a.local_shard(0), axis, keepdims));
+    using R = typename partial_t::value_type;
+    std::vector<ndarray<R>> partials;
+    for (const auto& shard : a.local_shards()) {
+      partials.push_back(reduce_shard<K>(shard, axis, keepdims));
+    }
+    if (across_ranks) {
+      combine<K>(partials, comm);
+    }
+    if constexpr (K == reduction::mean) {
+      for (auto& p : partials) {
+        p = p / static_cast<double>(count);  // writes in place: one kernel per rank
+      }
+    }
+    const shape_t out_shape = partials.front().shape();
+    shape_t global = out_shape;
+    if (!out_spec.is_replicated()) {
+      global[static_cast<std::size_t>(out_spec.axis())] =
+          a.shape()[static_cast<std::size_t>(a.axis())];  // the kept sharded axis, whole
+    }
+    return distributed_array<R>(comm, global, out_spec, std::move(partials));
+  }
+}
+
+template <class X>
+auto as_distributed(const X& x) {
+  if constexpr (is_distributed_array<std::remove_cvref_t<X>>) {
+    return x;
+  } else {
+    return eval(x);
+  }
+}
+
+}  // namespace detail
+
+// Over every element: a 0-d replicated array (local_shard(0).item() reads it). Along `axis`:
+// replicated when `axis` is the sharded one (NCCL combines the partials), else sharded like the
+// input with no communication. Expressions are evaluated first.
+#define NDCUDA_DIST_REDUCTION(fn, kind)                                                          \
+  template <distributed_array_operand X>                                                         \
+  [[nodiscard]] auto fn(const X& x) {                                                            \
+    return detail::reduce<detail::reduction::kind>(detail::as_distributed(x), -1, false);        \
+  }                                                                                              \
+  template <distributed_array_operand X>                                                         \
+  [[nodiscard]] auto fn(const X& x, int axis, bool keepdims = false) {                           \
+    const auto a = detail::as_distributed(x);                                                    \
+    return detail::reduce<detail::reduction::kind>(a, normalize_axis(axis, a.ndim()), keepdims); \
+  }
+
+NDCUDA_DIST_REDUCTION(sum, sum)
+NDCUDA_DIST_REDUCTION(prod, prod)
+NDCUDA_DIST_REDUCTION(min, min)
+NDCUDA_DIST_REDUCTION(max, max)
+NDCUDA_DIST_REDUCTION(mean, mean)
+
+#undef NDCUDA_DIST_REDUCTION
+
+}  // namespace ndcuda::dist

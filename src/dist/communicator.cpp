@@ -1,0 +1,518 @@
+// communicator: NCCL communicators per local GPU, their streams, error polling and timeouts.
+#include <nccl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <ndcuda/device/device.hpp>
+#include <ndcuda/device/enumeration.hpp>
+#include <ndcuda/dist/communicator.hpp>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "dist/nccl_check.hpp"
+
+namespace ndcuda::dist {
+
+struct communicator::state {
+  mutable std::vector<ncclComm_t> comms;  // nulled by abort_locked (ncclCommAbort frees them)
+  std::vector<int> devices;
+  std::vector<int> ranks;
+  std::vector<ndcuda::stream> streams;
+  int size = 0;
+  bool multi_process = false;
+  communicator_options options;
+  mutable std::mutex mutex;  // guards `aborted` and serialises group calls from several threads
+  mutable bool aborted = false;
+
+  state() = default;
+  state(const state&) = delete;
+  state& operator=(const state&) = delete;
+  ~state() {
+    for (std::size_t i = 0; i < comms.size(); ++i) {
+      if (comms[i] == nullptr) {
+        continue;
+      }
+      const device_guard guard(devices[i]);
+      if (aborted) {
+        (void)ncclCommAbort(comms[i]);
+      } else {
+        (void)ncclCommDestroy(comms[i]);  // errors at teardown have nowhere to go
+      }
+    }
+  }
+
+  void abort_locked() const {
+    if (aborted) {
+      return;
+    }
+    aborted = true;
+    for (std::size_t i = 0; i < comms.size(); ++i) {
+      if (comms[i] != nullptr) {
+        const device_guard guard(devices[i]);
+        (void)ncclCommAbort(comms[i]);
+      }
+    }
+    std::fill(comms.begin(), comms.end(), nullptr);
+  }
+
+  void require_usable(const char* what) const {
+    if (aborted) {
+      throw communication_error(std::string(what) +
+                                ": this communicator was aborted after an earlier failure or timeout; create a new "
+                                "one (every rank must)");
+    }
+  }
+
+  /// Waits for non-blocking communicators to leave ncclInProgress, then throws on any error.
+  void settle(const char* what) const {
+    const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+    for (std::size_t i = 0; i < comms.size(); ++i) {
+      ncclResult_t async = ncclSuccess;
+      for (;;) {
+        const ncclResult_t rc = ncclCommGetAsyncError(comms[i], &async);
+        if (rc != ncclSuccess) {
+          async = rc;
+        }
+        if (async != ncclInProgress) {
+          break;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+          abort_locked();
+          throw communication_error(std::string(what) + " on rank " + std::to_string(ranks[i]) + " (device " +
+                                    std::to_string(devices[i]) + ") was still in progress after " +
+                                    std::to_string(options.timeout.count()) +
+                                    " ms; the communicator was aborted. Check that every rank made the same call");
+        }
+        std::this_thread::yield();
+      }
+      if (async != ncclSuccess) {
+        const std::string last = ncclGetLastError(comms[i]) ? ncclGetLastError(comms[i]) : "";
+        abort_locked();
+        throw communication_error(std::string(what) + " failed on rank " + std::to_string(ranks[i]) + " (device " +
+                                  std::to_string(devices[i]) + "): NCCL reported " + ncclGetErrorString(async) +
+                                  (last.empty() ? "" : " (" + last + ")") +
+                                  "; the communicator was aborted. Set NCCL_DEBUG=WARN for NCCL's own account");
+      }
+    }
+  }
+
+  void refuse_multi_gpu_capture(const char* what) const {
+    if (comms.size() <= 1) {
+      return;
+    }
+    for (const auto& s : streams) {
+      if (s.is_capturing()) {
+        throw capture_error(std::string(what) + ": capturing NCCL work of " + std::to_string(comms.size()) +
+                            " GPUs driven by one thread into a graph is not supported; capture per GPU in one "
+                            "process per GPU (communicator::join), or run this collective outside the capture");
+      }
+    }
+  }
+};
+
+namespace {
+
+std::shared_ptr<communicator::state> checked(const std::shared_ptr<communicator::state>& s) {
+  if (!s) {
+    throw communication_error("communicator: used after being moved from");
+  }
+  return s;
+}
+
+std::optional<std::string> env(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') {
+    return std::nullopt;
+  }
+  return std::string(v);
+}
+
+std::optional<int> env_int(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    if (auto v = env(name)) {
+      try {
+        return std::stoi(*v);
+      } catch (const std::exception&) {
+        throw communication_error(std::string("communicator::from_environment: ") + name + "=" + *v +
+                                  " is not an integer");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void check_device(int device, const char* what) {
+  const int count = device_count();
+  if (device < 0 || device >= count) {
+    throw device_error(std::string(what) + ": device " + std::to_string(device) + " is not one of the " +
+                       std::to_string(count) + " visible CUDA devices");
+  }
+}
+
+}  // namespace
+
+// ---- unique_id -------------------------------------------------------------------------------------
+
+unique_id unique_id::generate() {
+  static_assert(sizeof(ncclUniqueId) == sizeof(unique_id::bytes));
+  ncclUniqueId id{};
+  NDCUDA_NCCL_CHECK(ncclGetUniqueId(&id));
+  unique_id out;
+  std::copy(std::begin(id.internal), std::end(id.internal), out.bytes.begin());
+  return out;
+}
+
+std::string unique_id::to_hex() const {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
+unique_id unique_id::from_hex(std::string_view hex) {
+  while (!hex.empty() && (hex.back() == '\n' || hex.back() == '\r' || hex.back() == ' ')) {
+    hex.remove_suffix(1);
+  }
+  auto value = [](char c) -> int {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
+  };
+  unique_id out;
+  bool ok = hex.size() == out.bytes.size() * 2;
+  for (std::size_t i = 0; ok && i < out.bytes.size(); ++i) {
+    const int hi = value(hex[2 * i]);
+    const int lo = value(hex[2 * i + 1]);
+    ok = hi >= 0 && lo >= 0;
+    out.bytes[i] = static_cast<char>(ok ? hi * 16 + lo : 0);
+  }
+  if (!ok) {
+    throw communication_error("unique_id::from_hex: expected " + std::to_string(out.bytes.size() * 2) +
+                              " hexadecimal digits (unique_id::to_hex()), got " + std::to_string(hex.size()) +
+                              " characters");
+  }
+  return out;
+}
+
+void unique_id::write_file(const std::string& path) const {
+  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << to_hex() << '\n';
+    out.close();
+    if (!out) {
+      throw communication_error("unique_id::write_file: cannot write " + temp +
+                                "; the bootstrap file must be in a folder every rank can read and rank 0 can write");
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    throw communication_error("unique_id::write_file: cannot rename " + temp + " to " + path);
+  }
+}
+
+unique_id unique_id::read_file(const std::string& path, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    std::ifstream in(path);
+    std::string text;
+    if (in && std::getline(in, text) && text.size() == 256) {
+      return from_hex(text);
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw communication_error("communicator: waited " + std::to_string(timeout.count()) +
+                                " ms for rank 0 to write the NCCL id to " + path +
+                                "; is rank 0 running, and is the path on a file system every rank sees?");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+// ---- construction ----------------------------------------------------------------------------------
+
+communicator::communicator(std::vector<int> devices, communicator_options options) {
+  if (devices.empty()) {
+    throw device_error("communicator: needs at least one device");
+  }
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    check_device(devices[i], "communicator");
+    if (std::count(devices.begin(), devices.end(), devices[i]) > 1) {
+      throw device_error("communicator: device " + std::to_string(devices[i]) +
+                         " is listed twice; NCCL needs one rank per GPU in a process");
+    }
+  }
+  auto s = std::make_shared<state>();
+  s->options = options;
+  s->devices = devices;
+  s->size = static_cast<int>(devices.size());
+  s->comms.assign(devices.size(), nullptr);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    s->ranks.push_back(static_cast<int>(i));
+    s->streams.emplace_back(devices[i]);
+  }
+  {
+    // ncclCommInitAll makes each listed device current in turn; the guard restores the caller's
+    // context (or none) afterwards, so no other device is touched.
+    const device_guard guard(devices.front());
+    NDCUDA_NCCL_CHECK(ncclCommInitAll(s->comms.data(), static_cast<int>(devices.size()), devices.data()));
+  }
+  state_ = std::move(s);
+}
+
+communicator communicator::local(communicator_options options) {
+  std::vector<int> devices(static_cast<std::size_t>(device_count()));
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    devices[i] = static_cast<int>(i);
+  }
+  return communicator(std::move(devices), options);
+}
+
+communicator communicator::join(const unique_id& id, int rank, int size, int device, communicator_options options) {
+  if (size <= 0 || rank < 0 || rank >= size) {
+    throw communication_error("communicator::join: rank " + std::to_string(rank) + " is not in a group of " +
+                              std::to_string(size));
+  }
+  check_device(device, "communicator::join");
+  auto s = std::make_shared<state>();
+  s->options = options;
+  s->devices = {device};
+  s->ranks = {rank};
+  s->size = size;
+  s->multi_process = true;
+  s->comms.assign(1, nullptr);
+  s->streams.emplace_back(device);
+  ncclUniqueId raw{};
+  std::copy(id.bytes.begin(), id.bytes.end(), std::begin(raw.internal));
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;  // so that a rank that never arrives is a timeout, not a hang
+  {
+    const device_guard guard(device);
+    const ncclResult_t rc = ncclCommInitRankConfig(&s->comms[0], size, raw, rank, &config);
+    if (rc != ncclSuccess && rc != ncclInProgress) {
+      s->comms[0] = nullptr;
+      detail::throw_nccl_error(rc, "ncclCommInitRankConfig", nullptr);
+    }
+  }
+  {
+    const std::lock_guard lock(s->mutex);
+    s->settle("communicator::join (waiting for every rank to join)");
+  }
+  return communicator(std::move(s));
+}
+
+communicator communicator::join_through_file(const std::string& path, int rank, int size, int device,
+                                             communicator_options options) {
+  unique_id id;
+  if (rank == 0) {
+    id = unique_id::generate();
+    id.write_file(path);
+  } else {
+    id = unique_id::read_file(path, options.timeout);
+  }
+  return join(id, rank, size, device, options);
+}
+
+communicator communicator::from_environment(communicator_options options) {
+  const auto rank = env_int({"NDCUDA_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "RANK"});
+  const auto size = env_int({"NDCUDA_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "WORLD_SIZE"});
+  if (!rank || !size) {
+    throw communication_error(
+        "communicator::from_environment: set NDCUDA_RANK and NDCUDA_WORLD_SIZE (or run under mpirun/srun/torchrun, "
+        "whose variables are read too)");
+  }
+  int device = 0;
+  if (auto d = env_int({"NDCUDA_DEVICE"})) {
+    device = *d;
+  } else {
+    const int count = device_count();
+    if (count == 0) {
+      throw device_error("communicator::from_environment: no CUDA device is visible");
+    }
+    const int local_rank =
+        env_int({"NDCUDA_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "LOCAL_RANK"}).value_or(*rank);
+    device = local_rank % count;
+  }
+  if (auto hex = env("NDCUDA_NCCL_ID")) {
+    return join(unique_id::from_hex(*hex), *rank, *size, device, options);
+  }
+  if (auto path = env("NDCUDA_NCCL_ID_FILE")) {
+    return join_through_file(*path, *rank, *size, device, options);
+  }
+  throw communication_error(
+      "communicator::from_environment: set NDCUDA_NCCL_ID (unique_id::to_hex() of rank 0's id) or "
+      "NDCUDA_NCCL_ID_FILE (a fresh path every rank can read) to share the NCCL id, or use dist/mpi.hpp");
+}
+
+// ---- queries ---------------------------------------------------------------------------------------
+
+int communicator::size() const noexcept {
+  return state_ ? state_->size : 0;
+}
+int communicator::local_size() const noexcept {
+  return state_ ? static_cast<int>(state_->devices.size()) : 0;
+}
+int communicator::rank(int local) const {
+  return checked(state_)->ranks.at(static_cast<std::size_t>(local));
+}
+int communicator::device(int local) const {
+  return checked(state_)->devices.at(static_cast<std::size_t>(local));
+}
+const ndcuda::stream& communicator::stream(int local) const {
+  return state_->streams.at(static_cast<std::size_t>(local));
+}
+int communicator::local_of_rank(int r) const noexcept {
+  const auto& ranks = state_->ranks;
+  const auto it = std::find(ranks.begin(), ranks.end(), r);
+  return it == ranks.end() ? -1 : static_cast<int>(it - ranks.begin());
+}
+int communicator::local_of_device(int d) const noexcept {
+  const auto& devices = state_->devices;
+  const auto it = std::find(devices.begin(), devices.end(), d);
+  return it == devices.end() ? -1 : static_cast<int>(it - devices.begin());
+}
+bool communicator::multi_process() const noexcept {
+  return state_ && state_->multi_process;
+}
+std::chrono::milliseconds communicator::timeout() const noexcept {
+  return state_ ? state_->options.timeout : std::chrono::milliseconds(0);
+}
+
+// ---- errors and waiting ----------------------------------------------------------------------------
+
+void communicator::check() const {
+  const auto s = checked(state_);
+  const std::lock_guard lock(s->mutex);
+  s->require_usable("communicator::check");
+  s->settle("an earlier collective");
+}
+
+void communicator::abort() const {
+  const auto s = checked(state_);
+  const std::lock_guard lock(s->mutex);
+  s->abort_locked();
+}
+
+void communicator::synchronize() const {
+  const auto s = checked(state_);
+  const auto deadline = std::chrono::steady_clock::now() + s->options.timeout;
+  for (std::size_t i = 0; i < s->streams.size(); ++i) {
+    if (s->streams[i].is_capturing()) {
+      throw capture_error("communicator::synchronize: the stream of rank " + std::to_string(s->ranks[i]) +
+                          " is capturing a CUDA graph; wait after the capture ends");
+    }
+    for (;;) {
+      if (s->streams[i].query()) {
+        break;
+      }
+      {
+        const std::lock_guard lock(s->mutex);
+        s->require_usable("communicator::synchronize");
+        s->settle("a collective");
+        if (std::chrono::steady_clock::now() > deadline) {
+          s->abort_locked();
+          throw communication_error("communicator::synchronize: the work of rank " + std::to_string(s->ranks[i]) +
+                                    " (device " + std::to_string(s->devices[i]) + ") did not finish within " +
+                                    std::to_string(s->options.timeout.count()) +
+                                    " ms; the communicator was aborted. A rank may have failed or skipped a "
+                                    "collective that the others entered");
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+  check();
+}
+
+// ---- collectives -----------------------------------------------------------------------------------
+
+bool communicator::supports(dtype type, reduce_op op) noexcept {
+  return detail::nccl_type(type, op).has_value();
+}
+
+void communicator::all_reduce(std::span<void* const> buffers, std::size_t count, dtype type, reduce_op op) const {
+  const auto s = checked(state_);
+  if (buffers.size() != s->comms.size()) {
+    throw communication_error("communicator::all_reduce: " + std::to_string(buffers.size()) + " buffers for " +
+                              std::to_string(s->comms.size()) + " local ranks");
+  }
+  const auto mapped = detail::nccl_type(type, op);
+  if (!mapped) {
+    throw communication_error("communicator::all_reduce: NCCL cannot reduce " + std::string(name(type)) +
+                              " values with this operation; reduce a supported dtype (or gather and reduce locally)");
+  }
+  s->refuse_multi_gpu_capture("communicator::all_reduce");
+  const ncclRedOp_t nccl_op = op == reduce_op::sum    ? ncclSum
+                              : op == reduce_op::prod ? ncclProd
+                              : op == reduce_op::min  ? ncclMin
+                                                      : ncclMax;
+  const std::lock_guard lock(s->mutex);
+  s->require_usable("communicator::all_reduce");
+  NDCUDA_NCCL_CHECK(ncclGroupStart());
+  for (std::size_t i = 0; i < s->comms.size(); ++i) {
+    const ncclResult_t rc = ncclAllReduce(buffers[i], buffers[i], count * mapped->multiplier, mapped->type, nccl_op,
+                                          s->comms[i], s->streams[i].handle());
+    if (rc != ncclSuccess && rc != ncclInProgress) {
+      (void)ncclGroupEnd();
+      s->abort_locked();
+      detail::throw_nccl_error(rc, "ncclAllReduce", nullptr);
+    }
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (end != ncclSuccess && end != ncclInProgress) {
+    s->abort_locked();
+    detail::throw_nccl_error(end, "ncclGroupEnd (all_reduce)", nullptr);
+  }
+  s->settle("communicator::all_reduce");
+}
+
+void communicator::exchange(std::span<const message> messages) const {
+  const auto s = checked(state_);
+  for (const auto& m : messages) {
+    if (m.local < 0 || m.local >= static_cast<int>(s->comms.size()) || m.peer < 0 || m.peer >= s->size) {
+      throw communication_error("communicator::exchange: message between local rank " + std::to_string(m.local) +
+                                " and rank " + std::to_string(m.peer) + " is outside this communicator");
+    }
+  }
+  if (messages.empty()) {
+    return;
+  }
+  s->refuse_multi_gpu_capture("communicator::exchange");
+  const std::lock_guard lock(s->mutex);
+  s->require_usable("communicator::exchange");
+  NDCUDA_NCCL_CHECK(ncclGroupStart());
+  for (const auto& m : messages) {
+    const auto i = static_cast<std::size_t>(m.local);
+    const ncclResult_t rc = m.send ? ncclSend(m.data, m.bytes, ncclUint8, m.peer, s->comms[i], s->streams[i].handle())
+                                   : ncclRecv(m.data, m.bytes, ncclUint8, m.peer, s->comms[i], s->streams[i].handle());
+    if (rc != ncclSuccess && rc != ncclInProgress) {
+      (void)ncclGroupEnd();
+      s->abort_locked();
+      detail::throw_nccl_error(rc, m.send ? "ncclSend" : "ncclRecv", nullptr);
+    }
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (end != ncclSuccess && end != ncclInProgress) {
+    s->abort_locked();
+    detail::throw_nccl_error(end, "ncclGroupEnd (exchange)", nullptr);
+  }
+  s->settle("communicator::exchange");
+}
+
+}  // namespace ndcuda::dist

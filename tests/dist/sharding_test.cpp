@@ -1,0 +1,141 @@
+// Sharding arithmetic and communicator errors that need no GPU: block extents (uneven ones
+// included), overlaps, the sharding of reductions, unique-id round trips and bootstrap messages.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ndcuda/dist.hpp>
+#include <numeric>
+#include <string>
+
+#include "support/gpu.hpp"
+
+namespace nd = ndcuda;
+namespace dist = ndcuda::dist;
+
+TEST(Sharding, BlocksCoverTheAxisInRankOrderWithUnevenSizes) {
+  for (nd::index_t n : {0, 1, 2, 3, 7, 10, 1001}) {
+    for (int p : {1, 2, 3, 4, 8}) {
+      nd::index_t next = 0;
+      nd::index_t smallest = n;
+      nd::index_t largest = 0;
+      for (int r = 0; r < p; ++r) {
+        const auto b = dist::block_of(n, p, r);
+        EXPECT_EQ(b.begin, next) << n << " over " << p << ", rank " << r;
+        next = b.end;
+        smallest = std::min(smallest, b.size());
+        largest = std::max(largest, b.size());
+      }
+      EXPECT_EQ(next, n);
+      EXPECT_LE(largest - smallest, 1) << "blocks differ by more than one element";
+    }
+  }
+  EXPECT_EQ(dist::block_of(10, 4, 0), (dist::block_range{0, 3}));
+  EXPECT_EQ(dist::block_of(10, 4, 1), (dist::block_range{3, 6}));
+  EXPECT_EQ(dist::block_of(10, 4, 2), (dist::block_range{6, 8}));
+  EXPECT_EQ(dist::block_of(10, 4, 3), (dist::block_range{8, 10}));
+  EXPECT_THROW((void)dist::block_of(10, 4, 4), nd::shape_error);
+}
+
+TEST(Sharding, ShardShapesAndIntersections) {
+  EXPECT_EQ(dist::shard_shape({7, 5}, dist::sharding::block(1), 2, 1), (nd::shape_t{7, 2}));
+  EXPECT_EQ(dist::shard_shape({7, 5}, dist::sharding::block(0), 2, 0), (nd::shape_t{4, 5}));
+  EXPECT_EQ(dist::shard_shape({7, 5}, dist::sharding::replicated(), 2, 1), (nd::shape_t{7, 5}));
+  EXPECT_EQ(dist::intersect({0, 4}, {2, 9}), (dist::block_range{2, 4}));
+  EXPECT_EQ(dist::intersect({0, 2}, {5, 9}).size(), 0);
+}
+
+TEST(Sharding, NormalizeAxesAndRefuseGrids) {
+  EXPECT_EQ(dist::normalize(dist::sharding::block(-1), 3), dist::sharding::block(2));
+  EXPECT_TRUE(dist::normalize(dist::sharding::replicated(), 0).is_replicated());
+  EXPECT_THROW((void)dist::normalize(dist::sharding::block(3), 3), nd::shape_error);
+  EXPECT_THROW((void)dist::normalize(dist::sharding::block(0), 0), nd::shape_error);
+  try {
+    (void)dist::normalize(dist::sharding{{0, 1}, {2, 2}}, 2);
+    FAIL() << "a 2-D grid was accepted";
+  } catch (const nd::shape_error& e) {
+    EXPECT_NE(std::string(e.what()).find("one axis"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(dist::describe(dist::sharding::block(1)), "block(axis=1)");
+  EXPECT_EQ(dist::describe(dist::sharding::replicated()), "replicated");
+}
+
+TEST(Sharding, ReductionsAlongTheShardedAxisReplicateOthersKeepTheCut) {
+  const auto b1 = dist::sharding::block(1);
+  EXPECT_TRUE(dist::reduced_sharding(b1, {1}, false).is_replicated());
+  EXPECT_TRUE(dist::reduced_sharding(b1, {0, 1, 2}, false).is_replicated());
+  EXPECT_EQ(dist::reduced_sharding(b1, {0}, false), dist::sharding::block(0));
+  EXPECT_EQ(dist::reduced_sharding(b1, {0}, true), b1);
+  EXPECT_EQ(dist::reduced_sharding(b1, {2}, false), b1);
+  EXPECT_TRUE(dist::reduced_sharding(dist::sharding::replicated(), {0}, false).is_replicated());
+}
+
+TEST(UniqueId, HexRoundTripAndBadInput) {
+  dist::unique_id id;
+  for (std::size_t i = 0; i < id.bytes.size(); ++i) {
+    id.bytes[i] = static_cast<char>(nd::testing::rng()());
+  }
+  const std::string hex = id.to_hex();
+  EXPECT_EQ(hex.size(), 256U);
+  EXPECT_EQ(dist::unique_id::from_hex(hex), id);
+  EXPECT_EQ(dist::unique_id::from_hex(hex + "\n"), id);
+  EXPECT_THROW((void)dist::unique_id::from_hex(hex.substr(1)), dist::communication_error);
+  std::string bad = hex;
+  bad[10] = 'g';
+  EXPECT_THROW((void)dist::unique_id::from_hex(bad), dist::communication_error);
+}
+
+TEST(UniqueId, FileBootstrapWritesAtomicallyAndReadersTimeOut) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ndcuda_id_" + std::to_string(nd::testing::rng()()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "id").string();
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    (void)dist::unique_id::read_file(path, std::chrono::milliseconds(200));
+    FAIL() << "read_file returned without a file";
+  } catch (const dist::communication_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+  dist::unique_id id;
+  id.bytes[0] = 42;
+  id.bytes[127] = -3;
+  id.write_file(path);
+  EXPECT_EQ(dist::unique_id::read_file(path, std::chrono::milliseconds(200)), id);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Communicator, EnvironmentWithoutRankSaysWhatToSet) {
+  ::unsetenv("NDCUDA_RANK");
+  ::unsetenv("OMPI_COMM_WORLD_RANK");
+  ::unsetenv("PMI_RANK");
+  ::unsetenv("SLURM_PROCID");
+  ::unsetenv("RANK");
+  try {
+    (void)dist::communicator::from_environment();
+    FAIL() << "from_environment worked without a rank";
+  } catch (const dist::communication_error& e) {
+    EXPECT_NE(std::string(e.what()).find("NDCUDA_RANK"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Communicator, RefusesDevicesThatDoNotExist) {
+  const int count = nd::device_count();
+  EXPECT_THROW(dist::communicator({count}), nd::device_error);
+  EXPECT_THROW(dist::communicator(std::vector<int>{}), nd::device_error);
+  EXPECT_THROW((void)dist::communicator::join(dist::unique_id{}, 2, 2, 0), dist::communication_error);
+}
+
+TEST(Communicator, NcclTypesCoverWhatReductionsNeed) {
+  using dist::reduce_op;
+  EXPECT_TRUE(dist::communicator::supports(nd::dtype::float32, reduce_op::sum));
+  EXPECT_TRUE(dist::communicator::supports(nd::dtype::int64, reduce_op::max));
+  EXPECT_TRUE(dist::communicator::supports(nd::dtype::bfloat16, reduce_op::prod));
+  EXPECT_TRUE(dist::communicator::supports(nd::dtype::complex64, reduce_op::sum));
+  EXPECT_FALSE(dist::communicator::supports(nd::dtype::complex128, reduce_op::prod));
+  EXPECT_FALSE(dist::communicator::supports(nd::dtype::complex64, reduce_op::max));
+  EXPECT_FALSE(dist::communicator::supports(nd::dtype::int16, reduce_op::sum));
+  EXPECT_FALSE(dist::communicator::supports(nd::dtype::bool_, reduce_op::sum));
+}
