@@ -8,6 +8,15 @@
 #include "layout_plan.hpp"
 
 namespace ndcuda::detail {
+namespace {
+
+/// Whether the scan kernel of `acc` reads or writes elements of `t` as they are: int64 data is
+/// scanned by the uint64 kernel directly (the same bits, the same modular sums and products).
+bool same_bits(dtype t, dtype acc) {
+  return t == acc || (acc == dtype::uint64 && t == dtype::int64);
+}
+
+}  // namespace
 
 void cumulative_into(scan_op op, dtype result, const leaf_ref& x, std::optional<int> axis, void* out, const stream& s) {
   const char* what = op == scan_op::sum ? "cumsum" : "cumprod";
@@ -40,8 +49,8 @@ void cumulative_into(scan_op op, dtype result, const leaf_ref& x, std::optional<
   const strides_t out_strides = axis ? c_strides(shape) : strides_t{1};
   const axis_last out_moved =
       axis ? move_axis_last(shape, out_strides, axis) : axis_last{moved.shape, c_strides(moved.shape)};
-  const bool out_direct = acc == result && is_c_contiguous(out_moved.shape, out_moved.strides);
-  const bool in_direct = source.type == acc && is_c_contiguous(moved.shape, moved.strides);
+  const bool out_direct = same_bits(result, acc) && is_c_contiguous(out_moved.shape, out_moved.strides);
+  const bool in_direct = same_bits(source.type, acc) && is_c_contiguous(moved.shape, moved.strides);
 
   dense_elements work =
       out_direct ? dense_elements{out, nullptr} : scratch(static_cast<std::size_t>(n) * itemsize(acc), s);
