@@ -1,6 +1,7 @@
 // Compiled by a plain C++ compiler against the installed ndcuda. Works with or without a GPU.
 #include <iostream>
 #include <ndcuda/ndcuda.hpp>
+#include <vector>
 
 namespace nd = ndcuda;
 
@@ -17,5 +18,8 @@ int main() {
   for (const nd::device& d : nd::devices()) {
     std::cout << d << "\n";
   }
+  // The sort and scan ops are compiled with nvcc inside the library; linking them needs no nvcc.
+  const auto x = nd::asarray(std::vector<float>{3, 1, 2});
+  std::cout << "sort: " << nd::sort(x) << ", cumsum: " << nd::cumsum(x) << "\n";
   return 0;
 }

@@ -37,4 +37,6 @@
 #include <ndcuda/memory/stats.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/elementwise.hpp>
+#include <ndcuda/ops/scans.hpp>
+#include <ndcuda/ops/sorting.hpp>
 #include <ndcuda/version.hpp>

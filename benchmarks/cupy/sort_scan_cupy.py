@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""The cases of benchmarks/sort_scan_bench.cpp measured with CuPy, for a side-by-side table.
+
+Each case is timed with CUDA events on CuPy's current stream (warm-up first), like the C++
+benchmark, and printed as one JSON object per line: name, n, ms (median), items_per_second,
+bytes_per_second (the same byte counts as the C++ counters). Run on the GPU machine:
+
+    python3 benchmarks/cupy/sort_scan_cupy.py [--repeat 20]
+"""
+import argparse
+import json
+
+import cupy as cp
+
+
+def timed(fn, repeat):
+    fn()  # warm-up: kernel compilation/loading, memory pool growth
+    cp.cuda.Stream.null.synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(repeat):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def report(name, n, bytes_per_item, ms):
+    seconds = ms / 1e3
+    print(json.dumps({"name": name, "n": n, "ms": round(ms, 4), "items_per_second": n / seconds,
+                      "bytes_per_second": n * bytes_per_item / seconds}), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    rng = cp.random.default_rng(12345)
+    print(json.dumps({"cupy": cp.__version__, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}))
+
+    for n in (1 << 26, 1 << 28):
+        a = cp.zeros(n, dtype=cp.float32)
+        c = cp.empty_like(a)
+        ms = timed(lambda: cp.cuda.runtime.memcpyAsync(c.data.ptr, a.data.ptr, a.nbytes,
+                                                       cp.cuda.runtime.memcpyDeviceToDevice,
+                                                       cp.cuda.get_current_stream().ptr), args.repeat)
+        report("memcpy_d2d", n, 8, ms)
+        del a, c
+
+    for n in (1 << 20, 1 << 26):
+        a = rng.uniform(-1, 1, n, dtype=cp.float32)
+        report("sort_float32", n, 8, timed(lambda: cp.sort(a), args.repeat))
+    a = rng.uniform(-1, 1, 1 << 26, dtype=cp.float32)
+    report("argsort_float32", 1 << 26, 12, timed(lambda: cp.argsort(a, kind="stable"), args.repeat))
+    del a
+
+    for n in (1 << 20, 1 << 28):
+        a = rng.uniform(-1, 1, n, dtype=cp.float32)
+        report("cumsum_float32", n, 8, timed(lambda: cp.cumsum(a), args.repeat))
+        del a
+
+    side = 16384
+    m = rng.uniform(-1, 1, (side, side), dtype=cp.float32)
+    for axis in (1, 0):
+        report(f"cumsum_matrix_axis/{axis}", side * side, 8, timed(lambda: cp.cumsum(m, axis=axis), args.repeat))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+// sort, argsort and cumsum in float32, beside cudaMemcpy D2D of the same run (read + write bytes):
+// sort/argsort of 2^26 random floats (CUB onesweep radix sort behind the key transform), cumsum of
+// 2^28 floats (one CUB scan, straight from the input to the result), and cumsum along each axis
+// of a 16384 x 16384 matrix (a segmented scan by key; axis 0 first moves the axis innermost).
+// benchmarks/cupy/sort_scan_cupy.py measures the same cases with CuPy.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <ndcuda/ndcuda.hpp>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nd = ndcuda;
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  }
+}
+
+bool have_gpu(benchmark::State& state) {
+  if (nd::device_count() == 0) {
+    state.SkipWithError("no CUDA device available");
+    return false;
+  }
+  return true;
+}
+
+// Times `body` (queued on `s`) with CUDA events, as manual time per iteration.
+template <class F>
+void timed(benchmark::State& state, const nd::stream& s, F&& body) {
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  body();  // warm-up: loads the module, fills the memory pool
+  check(cudaStreamSynchronize(s.handle()), "cudaStreamSynchronize");
+  for (auto _ : state) {
+    check(cudaEventRecord(start, s.handle()), "cudaEventRecord");
+    body();
+    check(cudaEventRecord(stop, s.handle()), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    state.SetIterationTime(static_cast<double>(ms) / 1e3);
+  }
+  check(cudaEventDestroy(start), "cudaEventDestroy");
+  check(cudaEventDestroy(stop), "cudaEventDestroy");
+}
+
+// Uniform random floats in [-1, 1), made on the host once per size.
+nd::ndarray<float> random_floats(nd::index_t n) {
+  std::vector<float> host(static_cast<std::size_t>(n));
+  std::mt19937 g(12345);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& x : host) {
+    x = u(g);
+  }
+  return nd::asarray(host);
+}
+
+void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
+  state.SetItemsProcessed(state.iterations() * n);
+  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
+}
+
+// The baseline: a device-to-device copy of n floats (counted as read + write).
+void BM_memcpy_d2d(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = nd::zeros<float>({n});
+  auto c = nd::empty<float>({n});
+  timed(state, a.stream(), [&] {
+    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
+          "cudaMemcpyAsync");
+  });
+  counters(state, n, 2 * sizeof(float));
+}
+
+// np.sort of n random floats into a new array (allocation from the pool included, as in CuPy).
+// Bytes: the input read and the output written once (the radix passes move more).
+void BM_sort_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = random_floats(n);
+  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::sort(a)); });
+  counters(state, n, 2 * sizeof(float));
+}
+
+// np.argsort(kind="stable"): float keys in, int64 indices out.
+void BM_argsort_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = random_floats(n);
+  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::argsort(a)); });
+  counters(state, n, sizeof(float) + sizeof(std::int64_t));
+}
+
+// np.cumsum of n floats (flattened): read once, write once.
+void BM_cumsum_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = random_floats(n);
+  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::cumsum(a)); });
+  counters(state, n, 2 * sizeof(float));
+}
+
+// np.cumsum(m, axis) of a 16384 x 16384 float32 matrix (2^28 elements); range(0) is the axis.
+void BM_cumsum_matrix_axis(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t side = 16384;
+  const auto m = random_floats(side * side).reshape({side, side});
+  const auto axis = static_cast<nd::index_t>(state.range(0));
+  timed(state, m.stream(), [&] { benchmark::DoNotOptimize(nd::cumsum(m, axis)); });
+  counters(state, side * side, 2 * sizeof(float));
+}
+
+}  // namespace
+
+BENCHMARK(BM_memcpy_d2d)->Arg(1 << 26)->Arg(1 << 28)->UseManualTime();
+BENCHMARK(BM_sort_float32)->Arg(1 << 20)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_argsort_float32)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_cumsum_float32)->Arg(1 << 20)->Arg(1 << 28)->UseManualTime();
+BENCHMARK(BM_cumsum_matrix_axis)->Arg(1)->Arg(0)->UseManualTime();
