@@ -36,4 +36,5 @@
 #include <ndcuda/memory/stats.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/elementwise.hpp>
+#include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/version.hpp>
