@@ -134,8 +134,8 @@ void BM_first_call_cold_reduction(benchmark::State& state) {
   constexpr nd::detail::reduce_spec spec{nd::detail::reduce_kind::sum, nd::dtype::float32, nd::dtype::float32,
                                          nd::dtype::float32};
   for (auto _ : state) {
-    const auto st = nd::detail::make_reduction_state("out = in0 * " + std::to_string(++unique) + ".0f", spec,
-                                                     {&input, 1}, {});
+    const auto st =
+        nd::detail::make_reduction_state("out = in0 * " + std::to_string(++unique) + ".0f", spec, {&input, 1}, {});
     const auto call = nd::detail::prepare_reduction(spec.kind, {&input, 1}, std::vector<int>{1}, false);
     nd::detail::run_reduction(*st, call, target, {&input, 1}, nullptr, 0.0);
     out.stream().synchronize();
