@@ -1,7 +1,11 @@
 // Block-level reduction built from warp shuffles (no CUB: CUB costs NVRTC about a second per
-// kernel), and a strided reduction kernel template on top. Builds on indexer.cuh and numeric.cuh.
+// kernel), and the reduction kernel templates on top: a strided block per output, rows (a warp or
+// block per output, aligned vectors along dense rows), columns (a thread per output), each able
+// to split the reduced elements over blockIdx.y into partial results that a second pass folds.
+// Builds on indexer.cuh, numeric.cuh and elementwise.cuh (aligned vectors, the fused ufuncs).
 #pragma once
 
+#include "ndcuda/elementwise.cuh"
 #include "ndcuda/indexer.cuh"
 #include "ndcuda/numeric.cuh"
 
@@ -83,6 +87,150 @@ __forceinline__ void reduce_strided(const R& reducer, const strided_indexer<NDIM
     }
     acc = block_reduce<BLOCK>(acc, detail::combine_with<R>{reducer});
     if (threadIdx.x == 0) out[base[0]] = reducer.finalize(acc, inner.size);
+  }
+}
+
+namespace detail {
+
+// The mapped value at one reduced position: map(in0[...], in1[...], ...).
+template <class Map, class IndexT, int NA, int NI, int... I, class... In>
+__forceinline__ auto map_at(const Map& map, const IndexT (&base)[NA], const IndexT (&off)[NI], index_list<I...>,
+                            const In*... in) {
+  return map(in[base[I + 1] + off[I]]...);
+}
+
+// The first pass's result for output `o`: the final value when the grid does not split the
+// reduced elements (gridDim.y == 1), else this split's partial result.
+template <class R, class Acc, class Out, class IndexT>
+__forceinline__ void store_result(const R& r, const Acc& acc, Out* out, void* partials, IndexT out_offset, IndexT o,
+                                  IndexT outputs, long long count) {
+  if (gridDim.y == 1) {
+    out[out_offset] = r.finalize(acc, count);
+  } else {
+    static_cast<Acc*>(partials)[IndexT(blockIdx.y) * outputs + o] = acc;
+  }
+}
+
+template <int VEC, class R, class Map, class Acc, class IndexT, class... V>
+__forceinline__ void fold_loaded(const R& r, const Map& map, Acc& acc, IndexT k, const V&... v) {
+#pragma unroll
+  for (int j = 0; j < VEC; ++j) acc = r.combine(acc, r.map(map(v.v[j]...), (long long)(k + j)));
+}
+
+// Folds the VEC elements at dense position k (a multiple of VEC) of every input's row.
+template <int VEC, class R, class Map, class Acc, class IndexT, int NA, int... I, class... In>
+__forceinline__ void fold_vectors(const R& r, const Map& map, Acc& acc, IndexT k, const IndexT (&base)[NA],
+                                  index_list<I...>, const In*... in) {
+  fold_loaded<VEC>(r, map, acc, k, load_vector<VEC>(in + base[I + 1], k / VEC)...);
+}
+
+}  // namespace detail
+
+/// Rows: GROUP threads (a warp, or the whole BLOCK) fold each output's reduced elements, which
+/// blockIdx.y splits into chunks of `chunk` (a multiple of VEC). With VEC > 1 the rows are dense
+/// (one reduced dimension of stride 1 in every input) and start VEC-aligned: aligned vector loads.
+template <int BLOCK, int GROUP, int VEC, class Map, class R, int NO, int NA, int NR, int NI, class IndexT, class Out,
+          class... In>
+__forceinline__ void reduce_rows(const Map& map, const R& r, const strided_indexer<NO, NA, IndexT>& outer,
+                                 const strided_indexer<NR, NI, IndexT>& inner, IndexT chunk, Out* out, void* partials,
+                                 const In*... in) {
+  typedef decltype(r.identity()) Acc;
+  typedef typename make_index_list<sizeof...(In)>::type inputs;
+  constexpr int groups = BLOCK / GROUP;
+  const int lane = int(threadIdx.x) % GROUP;
+  const IndexT begin = IndexT(blockIdx.y) * chunk;
+  const IndexT end = begin + chunk < inner.size ? begin + chunk : inner.size;
+  for (IndexT o = IndexT(blockIdx.x) * groups + IndexT(threadIdx.x) / GROUP; o < outer.size;
+       o += IndexT(gridDim.x) * groups) {
+    IndexT base[NA];
+    outer.offsets(o, base);
+    Acc acc = r.identity();
+    if constexpr (VEC > 1) {
+      const IndexT vector_end = begin + (end - begin) / VEC * VEC;
+      for (IndexT k = begin + IndexT(lane) * VEC; k < vector_end; k += IndexT(GROUP) * VEC) {
+        detail::fold_vectors<VEC>(r, map, acc, k, base, inputs(), in...);
+      }
+      for (IndexT k = vector_end + lane; k < end; k += GROUP) {
+        IndexT off[NI];
+#pragma unroll
+        for (int a = 0; a < NI; ++a) off[a] = k;
+        acc = r.combine(acc, r.map(detail::map_at(map, base, off, inputs(), in...), (long long)k));
+      }
+    } else {
+#pragma unroll 4
+      for (IndexT k = begin + lane; k < end; k += GROUP) {
+        IndexT off[NI];
+        inner.offsets(k, off);
+        acc = r.combine(acc, r.map(detail::map_at(map, base, off, inputs(), in...), (long long)k));
+      }
+    }
+    if constexpr (GROUP == 32) {
+      acc = warp_reduce(acc, detail::combine_with<R>{r});
+    } else {
+      acc = block_reduce<GROUP>(acc, detail::combine_with<R>{r});
+    }
+    if (lane == 0) detail::store_result(r, acc, out, partials, base[0], o, outer.size, (long long)inner.size);
+  }
+}
+
+/// Columns: a thread per output, consecutive threads on consecutive outputs, so that where the
+/// outputs are the dense dimension every step of the reduced loop is one coalesced read per warp.
+/// blockIdx.y splits the reduced elements into chunks of `chunk`.
+template <class Map, class R, int NO, int NA, int NR, int NI, class IndexT, class Out, class... In>
+__forceinline__ void reduce_columns(const Map& map, const R& r, const strided_indexer<NO, NA, IndexT>& outer,
+                                    const strided_indexer<NR, NI, IndexT>& inner, IndexT chunk, Out* out,
+                                    void* partials, const In*... in) {
+  typedef decltype(r.identity()) Acc;
+  typedef typename make_index_list<sizeof...(In)>::type inputs;
+  const IndexT begin = IndexT(blockIdx.y) * chunk;
+  const IndexT end = begin + chunk < inner.size ? begin + chunk : inner.size;
+  for (IndexT o = IndexT(blockIdx.x) * IndexT(blockDim.x) + IndexT(threadIdx.x); o < outer.size;
+       o += IndexT(gridDim.x) * IndexT(blockDim.x)) {
+    IndexT base[NA];
+    outer.offsets(o, base);
+    Acc acc = r.identity();
+#pragma unroll 8
+    for (IndexT k = begin; k < end; ++k) {
+      IndexT off[NI];
+      inner.offsets(k, off);
+      acc = r.combine(acc, r.map(detail::map_at(map, base, off, inputs(), in...), (long long)k));
+    }
+    detail::store_result(r, acc, out, partials, base[0], o, outer.size, (long long)inner.size);
+  }
+}
+
+/// Second pass after columns: a thread per output folds its `splits` partial results.
+template <class R, int NO, int NA, class IndexT, class Out>
+__forceinline__ void reduce_finish_columns(const R& r, const strided_indexer<NO, NA, IndexT>& outer, IndexT splits,
+                                           long long count, Out* out, const void* partials) {
+  typedef decltype(r.identity()) Acc;
+  const Acc* p = static_cast<const Acc*>(partials);
+  for (IndexT o = IndexT(blockIdx.x) * IndexT(blockDim.x) + IndexT(threadIdx.x); o < outer.size;
+       o += IndexT(gridDim.x) * IndexT(blockDim.x)) {
+    Acc acc = r.identity();
+#pragma unroll 4
+    for (IndexT y = 0; y < splits; ++y) acc = r.combine(acc, p[y * outer.size + o]);
+    IndexT base[NA];
+    outer.offsets(o, base);
+    out[base[0]] = r.finalize(acc, count);
+  }
+}
+
+/// Second pass after rows (few outputs, many splits): a block per output folds its partials.
+template <int BLOCK, class R, int NO, int NA, class IndexT, class Out>
+__forceinline__ void reduce_finish_rows(const R& r, const strided_indexer<NO, NA, IndexT>& outer, IndexT splits,
+                                        long long count, Out* out, const void* partials) {
+  typedef decltype(r.identity()) Acc;
+  const Acc* p = static_cast<const Acc*>(partials);
+  for (IndexT o = IndexT(blockIdx.x); o < outer.size; o += IndexT(gridDim.x)) {
+    Acc acc = r.identity();
+    for (IndexT y = IndexT(threadIdx.x); y < splits; y += BLOCK) acc = r.combine(acc, p[y * outer.size + o]);
+    acc = block_reduce<BLOCK>(acc, detail::combine_with<R>{r});
+    if (threadIdx.x == 0) {
+      IndexT base[NA];
+      outer.offsets(o, base);
+      out[base[0]] = r.finalize(acc, count);
+    }
   }
 }
 

@@ -37,6 +37,7 @@
 #include <ndcuda/memory/stats.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/elementwise.hpp>
+#include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/scans.hpp>
 #include <ndcuda/ops/sorting.hpp>
 #include <ndcuda/version.hpp>

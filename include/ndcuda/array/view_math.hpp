@@ -27,7 +27,11 @@ struct slice {
 /// An omitted slice bound: nd::slice(nd::none, nd::none, -1) is NumPy's ::-1.
 inline constexpr std::nullopt_t none = std::nullopt;
 
-struct all_t {};
+struct all_t {
+  /// nd::all(x, ...) is NumPy's all() reduction, defined in ops/reductions.hpp (a higher layer).
+  template <class X, class... A>
+  auto operator()(const X& x, A&&... a) const;
+};
 struct newaxis_t {};
 struct ellipsis_t {};
 /// NumPy's `:` (a whole axis), `np.newaxis` (a new axis of extent 1) and `...`.

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""The cases of benchmarks/reduction_bench.cpp measured with CuPy, for a side-by-side table.
+
+Prints GB/s (bytes read per second, as reduction_bench reports) for float32:
+sum(a) of 2^28 elements, sum(a, 0) and sum(a, 1) of a 16384^2 matrix, sum(a * b, 1) (CuPy
+materialises a * b unless fused by hand; both are shown), argmax(a) of 2^28 elements, a D2D copy
+baseline (read + write bytes), and the cold first call of a new reduction kernel (CuPy's caches
+off). Run on the GPU machine: python3 benchmarks/cupy/reductions_cupy.py
+"""
+import os
+import tempfile
+import time
+
+# A fresh kernel cache directory, so that the cold case compiles (set before importing cupy).
+os.environ.setdefault("CUPY_CACHE_DIR", tempfile.mkdtemp(prefix="cupy-reduction-bench-"))
+
+import cupy as cp  # noqa: E402
+
+
+def timed(fn, repeat=20):
+    """Median seconds per call, timed with CUDA events after a warm-up call."""
+    fn()
+    cp.cuda.Stream.null.synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(repeat):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def report(name, seconds, nbytes):
+    print(f"{name:<32} {seconds * 1e6:10.1f} us {nbytes / seconds / 1e9:10.1f} GB/s")
+
+
+def main():
+    big = cp.arange(1 << 28, dtype=cp.float32)
+    mat = cp.arange(16384 * 16384, dtype=cp.float32).reshape(16384, 16384)
+    mat2 = mat + 1
+    copy_dst = cp.empty_like(big)
+
+    report("memcpy D2D (read + write)",
+           timed(lambda: cp.copyto(copy_dst, big)), 2 * big.nbytes)
+    report("sum(a) 2^28", timed(lambda: cp.sum(big)), big.nbytes)
+    report("sum(a, 0) 16384^2", timed(lambda: cp.sum(mat, 0)), mat.nbytes)
+    report("sum(a, 1) 16384^2", timed(lambda: cp.sum(mat, 1)), mat.nbytes)
+    report("sum(a * b, 1) 16384^2", timed(lambda: cp.sum(mat * mat2, 1)), 2 * mat.nbytes)
+    fused = cp.fuse(lambda x, y: cp.sum(x * y, axis=1))
+    report("fused sum(a * b, 1) 16384^2", timed(lambda: fused(mat, mat2)), 2 * mat.nbytes)
+    report("argmax(a) 2^28", timed(lambda: cp.argmax(big)), big.nbytes)
+
+    # Cold first call: a reduction kernel never compiled in this process nor on disk.
+    small = cp.arange(4096 * 1024, dtype=cp.float32).reshape(4096, 1024)
+    colds = []
+    for k in range(5):
+        kernel = cp.ReductionKernel("T x", "T y", f"x * {k + 1}.0f", "a + b", "y = a", "0",
+                                    f"cold_reduction_{k}_{os.getpid()}")
+        cp.cuda.Stream.null.synchronize()
+        t0 = time.perf_counter()
+        kernel(small, axis=1)
+        cp.cuda.Stream.null.synchronize()
+        colds.append(time.perf_counter() - t0)
+    colds.sort()
+    print(f"{'cold first call (median of 5)':<32} {colds[len(colds) // 2] * 1e3:10.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

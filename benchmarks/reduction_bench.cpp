@@ -1,0 +1,155 @@
+// Reductions in float32, each figure (bytes read per second) beside cudaMemcpy D2D of the same run
+// (bytes read + written): sum of 2^28 elements, sum over axis 0 and axis 1 of a 16384^2 matrix,
+// the fused sum(a * b, 1), argmax of 2^28 elements; and the cold first call of a new reduction
+// (NVRTC compile + load + launch, disk cache off). Targets and CuPy's H200 figures in the labels.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <ndcuda/ndcuda.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "jit/program_cache.hpp"
+
+namespace nd = ndcuda;
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  }
+}
+
+bool have_gpu(benchmark::State& state) {
+  if (nd::device_count() == 0) {
+    state.SkipWithError("no CUDA device available");
+    return false;
+  }
+  return true;
+}
+
+// Times `body` (queued on `s`) with CUDA events, as manual time per iteration.
+template <class F>
+void timed(benchmark::State& state, const nd::stream& s, F&& body) {
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  body();  // warm-up: compiles or loads the kernels
+  check(cudaStreamSynchronize(s.handle()), "cudaStreamSynchronize");
+  for (auto _ : state) {
+    check(cudaEventRecord(start, s.handle()), "cudaEventRecord");
+    body();
+    check(cudaEventRecord(stop, s.handle()), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    state.SetIterationTime(static_cast<double>(ms) / 1e3);
+  }
+  check(cudaEventDestroy(start), "cudaEventDestroy");
+  check(cudaEventDestroy(stop), "cudaEventDestroy");
+}
+
+void bytes_per_second(benchmark::State& state, double bytes) {
+  state.counters["bytes_per_second"] =
+      benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1024);
+  state.counters["GBps"] = benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+nd::ndarray<float> random_matrix(nd::shape_t shape) {
+  // Values that are neither zero nor constant (the reduction reads them all the same).
+  const nd::index_t n = nd::shape_size(shape);
+  auto a = nd::arange<float>(static_cast<double>(n)).reshape(shape);
+  return a;
+}
+
+// The baseline: a device-to-device copy of n floats (read + write bytes).
+void BM_memcpy_d2d(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = nd::zeros<float>({n});
+  auto c = nd::empty<float>({n});
+  timed(state, a.stream(), [&] {
+    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
+          "cudaMemcpyAsync");
+  });
+  bytes_per_second(state, 2.0 * static_cast<double>(a.nbytes()));
+  state.SetLabel("baseline: D2D copy, read + write bytes");
+}
+
+void BM_sum_full(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({nd::index_t{1} << 28});
+  timed(state, a.stream(), [&] { (void)nd::sum(a); });
+  bytes_per_second(state, static_cast<double>(a.nbytes()));
+  state.SetLabel("sum(a), 2^28 float32; target >= 4300 GB/s, CuPy 4443");
+}
+
+void BM_sum_axis0(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({16384, 16384});
+  timed(state, a.stream(), [&] { (void)nd::sum(a, 0); });
+  bytes_per_second(state, static_cast<double>(a.nbytes()));
+  state.SetLabel("sum(a, 0), 16384^2 float32; target >= 4000 GB/s, CuPy 2532");
+}
+
+void BM_sum_axis1(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({16384, 16384});
+  timed(state, a.stream(), [&] { (void)nd::sum(a, 1); });
+  bytes_per_second(state, static_cast<double>(a.nbytes()));
+  state.SetLabel("sum(a, 1), 16384^2 float32; target >= 4000 GB/s, CuPy 4530");
+}
+
+void BM_sum_product_axis1(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({16384, 16384});
+  const auto b = random_matrix({16384, 16384});
+  timed(state, a.stream(), [&] { (void)nd::sum(a * b, 1); });
+  bytes_per_second(state, 2.0 * static_cast<double>(a.nbytes()));
+  state.SetLabel("sum(a * b, 1), 16384^2 float32, fused: each input read once");
+}
+
+void BM_argmax_full(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({nd::index_t{1} << 28});
+  timed(state, a.stream(), [&] { (void)nd::argmax(a); });
+  bytes_per_second(state, static_cast<double>(a.nbytes()));
+  state.SetLabel("argmax(a), 2^28 float32; target >= 3500 GB/s");
+}
+
+// The first call of a reduction whose kernel was never compiled: a new map each iteration (a
+// constant no earlier iteration used), disk cache off, timed to the result on the host.
+void BM_first_call_cold_reduction(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({4096, 1024});
+  auto out = nd::empty<float>({4096});
+  auto& programs = nd::jit::detail::global_program_cache();
+  const auto disk = programs.disk();
+  programs.set_disk(nullptr);
+  static int unique = 0;
+  const nd::detail::leaf_ref input{a.data(), &a.layout(), nd::dtype::float32, &a.stream(), a.device()};
+  const nd::detail::leaf_ref target{out.data(), &out.layout(), nd::dtype::float32, &out.stream(), out.device()};
+  constexpr nd::detail::reduce_spec spec{nd::detail::reduce_kind::sum, nd::dtype::float32, nd::dtype::float32,
+                                         nd::dtype::float32};
+  for (auto _ : state) {
+    const auto st =
+        nd::detail::make_reduction_state("out = in0 * " + std::to_string(++unique) + ".0f", spec, {&input, 1}, {});
+    const auto call = nd::detail::prepare_reduction(spec.kind, {&input, 1}, std::vector<int>{1}, false);
+    nd::detail::run_reduction(*st, call, target, {&input, 1}, nullptr, 0.0);
+    out.stream().synchronize();
+  }
+  programs.set_disk(disk);
+  state.SetLabel("compile + load + launch of a new reduction; target <= 200 ms, CuPy 2204 ms");
+}
+
+}  // namespace
+
+BENCHMARK(BM_memcpy_d2d)->Arg(nd::index_t{1} << 28)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_full)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_axis0)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_product_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_argmax_full)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_first_call_cold_reduction)->Unit(benchmark::kMillisecond)->Iterations(10);
