@@ -226,6 +226,8 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
                              : broadcast_strides(in.layout->shape, in.layout->strides, call.shape));
     addresses.push_back(reinterpret_cast<std::uintptr_t>(in.data));
   }
+  retain_for_capture(s, std::span<const leaf_ref>(&out, 1));  // a graph being captured keeps them alive
+  retain_for_capture(s, inputs);
   const strides_t out_strides = full_out_strides(call.shape, call.reduced);
   const reduction_plan plan = plan_for(state, call.shape, call.reduced, out_strides, in_strides, addresses);
   const jit::detail::loaded_kernel& k = state.first_pass(plan).on_device(s.device());

@@ -19,6 +19,7 @@ bool same_bits(dtype t, dtype acc) {
 }  // namespace
 
 void cumulative_into(scan_op op, dtype result, const leaf_ref& x, std::optional<int> axis, void* out, const stream& s) {
+  retain_for_capture(s, std::span<const leaf_ref>(&x, 1));  // a graph being captured keeps it alive
   const char* what = op == scan_op::sum ? "cumsum" : "cumprod";
   check_same_device(x, s, what);
   const shape_t& shape = x.layout->shape;

@@ -1,5 +1,6 @@
 // sort, argsort, unique and searchsorted: host planning (axis innermost, key formats, buffers)
 // around the nvcc-compiled device algorithms of sort_*.cu.
+#include <array>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/memory/transfer.hpp>
@@ -81,6 +82,7 @@ result_target target_for(std::span<const index_t> shape, int axis) {
 }  // namespace
 
 void sort_into(const leaf_ref& x, int axis, void* out, const stream& s) {
+  retain_for_capture(s, std::span<const leaf_ref>(&x, 1));  // a graph being captured keeps it alive
   const key_format f = key_format_for(x.type, false, "sort");
   check_same_device(x, s, "sort");
   const shape_t& shape = x.layout->shape;
@@ -108,6 +110,7 @@ void sort_into(const leaf_ref& x, int axis, void* out, const stream& s) {
 }
 
 void argsort_into(const leaf_ref& x, int axis, std::int64_t* out, const stream& s) {
+  retain_for_capture(s, std::span<const leaf_ref>(&x, 1));  // a graph being captured keeps it alive
   const key_format f = key_format_for(x.type, true, "argsort");
   check_same_device(x, s, "argsort");
   const shape_t& shape = x.layout->shape;
@@ -172,6 +175,7 @@ index_t unique_into(const leaf_ref& x, const stream& s, std::shared_ptr<const vo
 }
 
 void searchsorted_into(const leaf_ref& sorted, const leaf_ref& values, side which, std::int64_t* out, const stream& s) {
+  retain_for_capture(s, std::array<leaf_ref, 2>{sorted, values});  // a graph being captured keeps them alive
   if (sorted.type != values.type) {
     throw error("searchsorted: the operands must have one dtype here (the typed API promotes them), got " +
                 std::string(name(sorted.type)) + " and " + std::string(name(values.type)));
