@@ -31,6 +31,21 @@ void expect_equal(const std::vector<T>& got, const std::vector<T>& want, const c
   }
 }
 
+/// For reductions: the partials are combined in another order than one GPU's kernel uses.
+template <class T>
+void expect_near(const std::vector<T>& got, const std::vector<T>& want, const char* what, int rank) {
+  bool ok = got.size() == want.size();
+  for (std::size_t i = 0; ok && i < got.size(); ++i) {
+    const double g = static_cast<double>(got[i]);
+    const double w = static_cast<double>(want[i]);
+    ok = std::abs(g - w) <= 1e-5 * (1.0 + std::abs(w));
+  }
+  if (!ok) {
+    std::printf("rank %d: %s differs from the single-GPU result beyond rounding\n", rank, what);
+    ++failures;
+  }
+}
+
 template <class T>
 void expect_close(double got, double want, const char* what, int rank) {
   if (std::abs(got - want) > 1e-4 * (1.0 + std::abs(want))) {
@@ -71,7 +86,7 @@ int run_rank(int rank, const std::string& id_file, std::uint64_t seed) {
 #if __has_include(<ndcuda/ops/reductions.hpp>)
     expect_close<float>(dist::sum(c).local_shard(0).item(), nd::sum(single).item(), "sum", rank);
     expect_close<float>(dist::max(c).local_shard(0).item(), nd::max(single).item(), "max", rank);
-    expect_equal(dist::sum(c, 0).to_host(), nd::sum(single, 0).to_host(), "sum(axis 0)", rank);
+    expect_near(dist::sum(c, 0).to_host(), nd::sum(single, 0).to_host(), "sum(axis 0)", rank);
 #endif
   }
   return failures == 0 ? 0 : 1;
