@@ -51,7 +51,6 @@ void sync_one(const nd::stream& s) {
 
 // ---- sum ----------------------------------------------------------------------------------------
 
-#if __has_include(<ndcuda/ops/reductions.hpp>)
 void BM_SumDistributed(benchmark::State& state) {
   if (skip(state)) {
     return;
@@ -85,7 +84,6 @@ void BM_SumOneGpu(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
 }
 BENCHMARK(BM_SumOneGpu)->Unit(benchmark::kMillisecond)->UseRealTime();
-#endif
 
 // ---- elementwise (in place, so the same memory fits as for the sum) ----------------------------
 

@@ -29,11 +29,9 @@ int main() {
                   static_cast<long long>(r.begin), static_cast<long long>(r.end));
     }
 
-#if __has_include(<ndcuda/ops/reductions.hpp>)
     // Each GPU sums its block; NCCL all-reduce combines the partial sums.
     const double total = dist::sum(z.astype<double>()).local_shard(0).item();
     std::printf("sum = %.1f (expected %.1f)\n", total, 10'000'001.0 * 10'000'000.0 + 0.5 * 10'000'001.0);
-#endif
 
     // Everything on one GPU, as an ordinary ndarray.
     const nd::ndarray<float> all = z.gather(0);

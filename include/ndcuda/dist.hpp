@@ -8,6 +8,4 @@
 #include <ndcuda/dist/expression.hpp>
 #include <ndcuda/dist/movement.hpp>
 #include <ndcuda/dist/sharding.hpp>
-#if __has_include(<ndcuda/ops/reductions.hpp>)
 #include <ndcuda/dist/reductions.hpp>
-#endif

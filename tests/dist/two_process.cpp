@@ -83,11 +83,9 @@ int run_rank(int rank, const std::string& id_file, std::uint64_t seed) {
     expect_equal(c.to_host(), want, "elementwise", rank);
     expect_equal(c.reshard(1 - axis).to_host(), want, "reshard", rank);
     expect_equal(c.replicate().local_shard(0).to_host(), want, "replicate", rank);
-#if __has_include(<ndcuda/ops/reductions.hpp>)
     expect_close<float>(dist::sum(c).local_shard(0).item(), nd::sum(single).item(), "sum", rank);
     expect_close<float>(dist::max(c).local_shard(0).item(), nd::max(single).item(), "max", rank);
     expect_near(dist::sum(c, 0).to_host(), nd::sum(single, 0).to_host(), "sum(axis 0)", rank);
-#endif
   }
   return failures == 0 ? 0 : 1;
 }
