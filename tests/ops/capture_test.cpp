@@ -107,6 +107,48 @@ TEST(Capture, ElementwiseAndAssignmentReplay1000TimesBitIdenticalToEager) {
   EXPECT_TRUE(bit_identical(out1.to_host(), eager3));
 }
 
+TEST(Capture, ReductionsReplay1000TimesBitIdenticalToEager) {
+  NDCUDA_REQUIRE_GPU();
+  nd::stream s(0);
+  constexpr nd::index_t rows = 384;
+  constexpr nd::index_t cols = 1000;
+  auto m = nd::asarray<float>(random_floats(rows * cols), {rows, cols}, s);
+  // Rows, columns split over blocks (partials + second pass), a full two-pass reduction, an
+  // index reduction and Welford: every reduction path, each with its temporaries in the graph.
+  const std::vector<float> eager_rows = nd::sum(m * m, 1).to_host();
+  const std::vector<float> eager_cols = nd::sum(m, 0).to_host();
+  const std::vector<float> eager_mean = nd::mean(m).to_host();
+  const std::vector<std::int64_t> eager_argmax = nd::argmax(m).to_host();
+  const std::vector<float> eager_var = nd::var(m, 0, 1).to_host();
+
+  auto by_rows = nd::empty<float>({rows}, s);
+  auto by_cols = nd::empty<float>({cols}, s);
+  auto mean = nd::empty<float>(nd::shape_t{}, s);
+  auto where_max = nd::empty<std::int64_t>(nd::shape_t{}, s);
+  auto variance = nd::empty<float>({cols}, s);
+  nd::graph g = nd::capture(s, [&] {
+    by_rows = nd::sum(m * m, 1);
+    by_cols = nd::sum(m, 0);
+    mean = nd::mean(m);
+    where_max = nd::argmax(m);
+    variance = nd::var(m, 0, 1);
+  });
+  for (int i = 0; i < 1000; ++i) {
+    g.launch(s);
+  }
+  EXPECT_TRUE(bit_identical(by_rows.to_host(), eager_rows));
+  EXPECT_TRUE(bit_identical(by_cols.to_host(), eager_cols));
+  EXPECT_TRUE(bit_identical(mean.to_host(), eager_mean));
+  EXPECT_EQ(where_max.to_host(), eager_argmax);
+  EXPECT_TRUE(bit_identical(variance.to_host(), eager_var));
+
+  // A new maximum between replays moves argmax: the graph reads the current contents.
+  auto corner = m(rows - 1, cols - 1);
+  corner = 1e30f;
+  g.launch(s);
+  EXPECT_EQ(where_max.item(), rows * cols - 1);
+}
+
 TEST(Capture, KernelCompiledAndLoadedDuringAGlobalModeCaptureKeepsTheCaptureValid) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
