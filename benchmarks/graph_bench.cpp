@@ -1,7 +1,8 @@
 // CUDA graphs: the replay cost per captured small op (100 adds of 2^16 float32 per graph, target
 // <= 1.0 us per op; CuPy: benchmarks/cupy/graph_cupy.py) beside eager launching of the same ops and
 // a raw CUDA graph of 100 device-to-device copies; and a pinned H2D -> compute -> D2H pipeline as
-// a graph against the same pipeline eager, with the host time per iteration.
+// a graph against the same pipeline eager, with the host time per iteration. The adds are labelled
+// with whether programmatic dependent launch was allowed (NDCUDA_DISABLE_PDL=1 turns it off).
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
@@ -9,6 +10,8 @@
 #include <ndcuda/ndcuda.hpp>
 #include <stdexcept>
 #include <string>
+
+#include "jit/module.hpp"
 
 namespace nd = ndcuda;
 
@@ -29,6 +32,13 @@ bool have_gpu(benchmark::State& state) {
     return false;
   }
   return true;
+}
+
+// Whether ndcuda's kernels launch with programmatic dependent launch here (sm_90+, unless
+// NDCUDA_DISABLE_PDL is set): run once with it set and once without for the A/B comparison.
+std::string pdl_label(const nd::stream& s) {
+  const bool on = nd::jit::detail::dependent_launch_enabled() && nd::device(s.device()).capability().major >= 9;
+  return on ? "PDL allowed" : "PDL off";
 }
 
 using clock_type = std::chrono::steady_clock;
@@ -72,6 +82,7 @@ void BM_graph_replay_100_adds(benchmark::State& state) {
     }
   });
   g.upload(s);
+  state.SetLabel(pdl_label(s));
   wall_timed(state, s, ops_per_graph, [&] { g.launch(s); });
 }
 
@@ -82,6 +93,7 @@ void BM_eager_100_adds(benchmark::State& state) {
   const auto a = nd::ones<float>({small_n}, s);
   const auto b = nd::ones<float>({small_n}, s);
   auto c = nd::empty<float>({small_n}, s);
+  state.SetLabel(pdl_label(s));
   wall_timed(state, s, ops_per_graph, [&] {
     for (int i = 0; i < ops_per_graph; ++i) {
       c = a + b;

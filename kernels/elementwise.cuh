@@ -2,9 +2,10 @@
 // contiguous variant (aligned vector loads), an N-d strided one, and three 2-d ones (a grid of rows
 // and columns, scalar or with aligned vectors along the rows; a shared-memory tile for transposed
 // inputs). Builds on indexer.cuh, numeric.cuh and ufuncs.cuh (what fused expressions call); each
-// variant is one small kernel.
+// variant is one small kernel, opening with dependent_launch.cuh's prologue.
 #pragma once
 
+#include "ndcuda/dependent_launch.cuh"
 #include "ndcuda/indexer.cuh"
 #include "ndcuda/numeric.cuh"
 #include "ndcuda/ufuncs.cuh"

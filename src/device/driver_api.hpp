@@ -37,6 +37,7 @@ namespace ndcuda::detail {
   X(module_get_function, cuModuleGetFunction, ::cuModuleGetFunction)                 \
   X(func_get_attribute, cuFuncGetAttribute, ::cuFuncGetAttribute)                    \
   X(launch_kernel, cuLaunchKernel, ::cuLaunchKernel)                                 \
+  X(launch_kernel_ex, cuLaunchKernelEx, ::cuLaunchKernelEx)                          \
   X(module_get_loading_mode, cuModuleGetLoadingMode, ::cuModuleGetLoadingMode)       \
   X(occupancy_max_potential_block_size, cuOccupancyMaxPotentialBlockSize, ::cuOccupancyMaxPotentialBlockSize)
 

@@ -20,11 +20,11 @@ std::pair<dim3, dim3> geometry(const loaded_kernel& k, index_t work) {
   return {dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(block))};
 }
 
-void run(const loaded_kernel& k, index_t work, const stream& s, void** args, const std::size_t* sizes,
-         std::size_t count) {
+void run(const kernel_state& state, const loaded_kernel& k, index_t work, const stream& s, void** args,
+         const std::size_t* sizes, std::size_t count) {
   check_arguments(k, sizes, count);
   const auto [grid, block] = geometry(k, work);
-  launch(k, grid, block, 0, static_cast<CUstream>(s.handle()), args);
+  launch(k, grid, block, 0, static_cast<CUstream>(s.handle()), args, state.waits_first);
 }
 
 index_t ceil_div(index_t a, index_t b) {
@@ -119,7 +119,7 @@ const kernel_state& elementwise_state::variant(const elementwise_plan& plan) con
   }
   owned_.push_back(std::make_unique<kernel_state>(elementwise_source(body, name, signature, plan),
                                                   elementwise_kernel_name(name, plan), generated_kernel_options(),
-                                                  cache));
+                                                  cache, /*waits_first=*/true));
   variants_[id].store(owned_.back().get(), std::memory_order_release);
   return *owned_.back();
 }
@@ -149,7 +149,8 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
     addresses[i + 1] = reinterpret_cast<std::uintptr_t>(in[i]);
   }
   const elementwise_plan plan = plan_contiguous(n, {addresses.data(), inputs + 1}, state.itemsizes);
-  const loaded_kernel& k = state.variant(plan).on_device(s.device());
+  const kernel_state& variant = state.variant(plan);
+  const loaded_kernel& k = variant.on_device(s.device());
 
   std::array<void*, elementwise_max_inputs + elementwise_max_scalars + 2> args{};
   std::array<std::size_t, elementwise_max_inputs + elementwise_max_scalars + 2> sizes{};
@@ -166,7 +167,7 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
   auto n64 = static_cast<std::int64_t>(n);
   args[count] = plan.index64 ? static_cast<void*>(&n64) : static_cast<void*>(&n32);
   sizes[count] = plan.index64 ? sizeof n64 : sizeof n32;
-  run(k, (n + plan.vector - 1) / plan.vector, s, args.data(), sizes.data(), count + 1);
+  run(variant, k, (n + plan.vector - 1) / plan.vector, s, args.data(), sizes.data(), count + 1);
 }
 
 void launch_elementwise(const elementwise_state& state, const operand& out, std::span<const operand> in,
@@ -213,7 +214,8 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
     launch_elementwise(state, plan.size, const_cast<void*>(out.data), pointers.data(), s, scalars);
     return;
   }
-  const loaded_kernel& k = state.variant(plan).on_device(s.device());
+  const kernel_state& variant = state.variant(plan);
+  const loaded_kernel& k = variant.on_device(s.device());
 
   // The indexer parameter, laid out as kernels/indexer.cuh declares it: size, shape, strides.
   std::vector<std::int64_t> wide;
@@ -250,14 +252,14 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
     sizes.push_back(sizeof staged);
   }
   if (plan.ndim() != 2 || (!plan.tiled() && plan.shape[1] < narrow_columns)) {
-    run(k, plan.size, s, args.data(), sizes.data(), args.size());
+    run(variant, k, plan.size, s, args.data(), sizes.data(), args.size());
     return;
   }
   check_arguments(k, sizes.data(), args.size());
   const auto [grid, block] = plan.tiled()         ? geometry_tiled(k, plan.shape[0], plan.shape[1])
                              : plan.row_vectors() ? geometry_row_vectors(k, plan.shape[0], plan.shape[1] / plan.vector)
                                                   : geometry_2d(k, plan.shape[0], plan.shape[1]);
-  launch(k, grid, block, plan.shared_bytes, static_cast<CUstream>(s.handle()), args.data());
+  launch(k, grid, block, plan.shared_bytes, static_cast<CUstream>(s.handle()), args.data(), variant.waits_first);
 }
 
 void compile_elementwise(const elementwise_state& state, compute_capability cc) {

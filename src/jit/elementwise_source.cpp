@@ -116,33 +116,38 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
     body_init += (i == 0 ? "s" : ", s") + std::to_string(i);
   }
   body_init += "}";
+  std::string head;  // the kernel's declaration up to its opening brace
+  std::string call;  // the template that does the work
   if (plan.contiguous) {
-    emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + index + " n) {");
-    emit("  ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
-         ", n, out" + call_args + ");");
+    head = "extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + index + " n) {";
+    call = "ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
+           ", n, out" + call_args + ");";
   } else {
     const std::string indexer = "ndcuda::strided_indexer<" + std::to_string(plan.ndim()) + ", " +
                                 std::to_string(in_types.size() + 1) + ", " + index + ">";
     if (plan.tiled()) {
       // The launcher's block is exactly tile_edge x tile_block_rows threads; the bound keeps the
       // register count low enough for that block on any body.
-      emit("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(tile_edge * tile_block_rows) + ") " +
-           kernel + "(" + kernel_params + ", " + indexer + " index, unsigned staged) {");
-      emit("  ndcuda::elementwise_tiled<" + index + ">(" + body_init + ", index, staged, out" + call_args + ");");
+      head = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(tile_edge * tile_block_rows) + ") " +
+             kernel + "(" + kernel_params + ", " + indexer + " index, unsigned staged) {";
+      call = "ndcuda::elementwise_tiled<" + index + ">(" + body_init + ", index, staged, out" + call_args + ");";
     } else if (plan.row_vectors()) {
-      emit("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(row_vector_block) + ") " + kernel + "(" +
-           kernel_params + ", " + indexer + " index) {");
-      emit("  ndcuda::elementwise_2d_vector<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
-           ", index, out" + call_args + ");");
+      head = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(row_vector_block) + ") " + kernel +
+             "(" + kernel_params + ", " + indexer + " index) {";
+      call = "ndcuda::elementwise_2d_vector<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
+             ", index, out" + call_args + ");";
     } else if (plan.ndim() == 2) {
-      emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {");
-      emit("  ndcuda::elementwise_2d<" + index + ">(" + body_init + ", index, out" + call_args + ");");
+      head = "extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {";
+      call = "ndcuda::elementwise_2d<" + index + ">(" + body_init + ", index, out" + call_args + ");";
     } else {
-      emit("extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {");
-      emit("  ndcuda::elementwise_strided<" + std::to_string(plan.ndim()) + ", " + index + ">(" + body_init +
-           ", index, out" + call_args + ");");
+      head = "extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {";
+      call = "ndcuda::elementwise_strided<" + std::to_string(plan.ndim()) + ", " + index + ">(" + body_init +
+             ", index, out" + call_args + ");";
     }
   }
+  emit(head);
+  emit(std::string("  ") + dependent_launch_prologue);
+  emit("  " + call);
   emit("}");
   return s;
 }

@@ -11,6 +11,10 @@
 
 namespace ndcuda::jit::detail {
 
+/// The first statement of every kernel ndcuda generates (kernels/dependent_launch.cuh): only
+/// kernels that open with it may be launched with programmatic dependent launch.
+inline constexpr const char* dependent_launch_prologue = "ndcuda::dependent_launch_prologue();";
+
 struct elementwise_signature {
   dtype out;
   std::vector<dtype> in;

@@ -18,12 +18,13 @@ std::string program_name_for(std::string_view name) {
 }
 
 kernel_state::kernel_state(std::string source_text, std::string name_expression, std::vector<std::string> nvrtc_options,
-                           program_cache* programs)
+                           program_cache* programs, bool waits_first)
     : source(std::move(source_text)),
       name(std::move(name_expression)),
       options(std::move(nvrtc_options)),
       program_name(program_name_for(name)),
-      cache(programs != nullptr ? programs : &global_program_cache()) {
+      cache(programs != nullptr ? programs : &global_program_cache()),
+      waits_first(waits_first) {
   if (name.empty()) {
     throw error(
         "a raw_kernel needs the name of the kernel to launch (e.g. \"saxpy\" for extern \"C\" __global__ "
@@ -80,8 +81,8 @@ void launch(const kernel_state& kernel, const launch_config& config, const strea
             const std::size_t* sizes, std::size_t count) {
   const loaded_kernel& k = kernel.on_device(s.device());
   check_arguments(k, sizes, count);
-  launch(k, config.grid, config.block, config.shared_bytes, static_cast<CUstream>(s.handle()),
-         const_cast<void**>(args));
+  launch(k, config.grid, config.block, config.shared_bytes, static_cast<CUstream>(s.handle()), const_cast<void**>(args),
+         kernel.waits_first);
 }
 
 launch_config occupancy_config(const kernel_state& kernel, const stream& s, std::size_t work_items,

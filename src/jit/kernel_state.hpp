@@ -19,13 +19,16 @@ namespace ndcuda::jit::detail {
 
 struct kernel_state {
   kernel_state(std::string source_text, std::string name_expression, std::vector<std::string> nvrtc_options,
-               program_cache* programs = nullptr);
+               program_cache* programs = nullptr, bool waits_first = false);
 
   std::string source;
   std::string name;  ///< the name expression of the kernel
   std::vector<std::string> options;
   std::string program_name;  ///< "<name>.cu", what NVRTC calls the source in its messages
   program_cache* cache;      ///< the global one unless a test gives its own
+  /// The source opens every kernel with ndcuda::dependent_launch_prologue() (the generators say
+  /// so): it may then be launched with programmatic dependent launch. Never for raw_kernel.
+  bool waits_first;
 
   /// The kernel loaded on `device`, compiled or fetched from the caches on first use there.
   [[nodiscard]] const loaded_kernel& on_device(int device) const {

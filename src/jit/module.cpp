@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <ndcuda/device/capture.hpp>
 #include <ndcuda/device/device.hpp>
@@ -64,7 +65,28 @@ std::string dims(dim3 d) {
   return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
 }
 
+// PDL inside stream capture becomes a programmatic graph edge from CUDA 12.3 on; older drivers
+// launch without it.
+constexpr int dependent_launch_min_driver = 12030;
+constexpr int dependent_launch_min_arch = 90;
+
 }  // namespace
+
+bool dependent_launch_enabled() noexcept {
+  static const bool enabled = [] {
+    const char* value = std::getenv("NDCUDA_DISABLE_PDL");
+    if (value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0) {
+      return false;
+    }
+    int version = 0;
+    if (cudaDriverGetVersion(&version) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return version >= dependent_launch_min_driver;
+  }();
+  return enabled;
+}
 
 bool image_uses_device_heap(std::string_view image, bool ptx) {
   if (ptx) {
@@ -142,6 +164,9 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
     k->context = module->context;
     k->device = device;
     k->name = key_.name_expressions.at(index);
+    // The image's architecture, not the device's, decides: an image built for an older target
+    // (an older NVRTC) has no griddepcontrol.wait in its prologue, and must not overlap.
+    k->dependent_launch = key_.target.arch >= dependent_launch_min_arch && dependent_launch_enabled();
     // With lazy loading the driver may only look at the image here, so these report image
     // errors the same way as the load.
     check_load(api.module_get_function(&k->function, module->module, compiled_.lowered_names[index].c_str()),
@@ -213,8 +238,8 @@ std::pair<int, int> occupancy(const loaded_kernel& kernel, std::size_t shared_by
   return {min_grid, block};
 }
 
-void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shared_bytes, CUstream stream,
-            void** args) {
+void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shared_bytes, CUstream stream, void** args,
+            bool waits_first) {
   if (static_cast<long long>(block.x) * block.y * block.z > kernel.max_threads_per_block || block.x == 0 ||
       block.y == 0 || block.z == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0 || shared_bytes > 0xffffffffu) {
     throw error("cannot launch kernel '" + kernel.name + "' with grid " + dims(grid) + " and block " + dims(block) +
@@ -231,8 +256,28 @@ void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shar
   if (switch_context) {
     NDCUDA_DRIVER_CHECK(api.ctx_set_current(kernel.context));
   }
-  const CUresult rc = api.launch_kernel(kernel.function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                        static_cast<unsigned>(shared_bytes), stream, args, nullptr);
+  const bool dependent = waits_first && kernel.dependent_launch;
+  CUresult rc = CUDA_SUCCESS;
+  if (dependent) {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = grid.x;
+    config.gridDimY = grid.y;
+    config.gridDimZ = grid.z;
+    config.blockDimX = block.x;
+    config.blockDimY = block.y;
+    config.blockDimZ = block.z;
+    config.sharedMemBytes = static_cast<unsigned>(shared_bytes);
+    config.hStream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    rc = api.launch_kernel_ex(&config, kernel.function, args, nullptr);
+  } else {
+    rc = api.launch_kernel(kernel.function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                           static_cast<unsigned>(shared_bytes), stream, args, nullptr);
+  }
 #ifndef NDEBUG
   // Debug builds: surface an error left by an earlier asynchronous failure here, next to the
   // launch that found it. Asked while the kernel's own context is current, so that no other
@@ -241,9 +286,10 @@ void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shar
 #endif
   const CUresult restored = switch_context ? api.ctx_set_current(current) : CUDA_SUCCESS;
   if (rc != CUDA_SUCCESS) {
-    const std::string call = "cuLaunchKernel(" + kernel.name + ", grid " + dims(grid) + ", block " + dims(block) +
-                             ", " + std::to_string(shared_bytes) + " shared bytes, device " +
-                             std::to_string(kernel.device) + ")";
+    const std::string call = std::string(dependent ? "cuLaunchKernelEx" : "cuLaunchKernel") + "(" + kernel.name +
+                             ", grid " + dims(grid) + ", block " + dims(block) + ", " + std::to_string(shared_bytes) +
+                             " shared bytes, device " + std::to_string(kernel.device) +
+                             (dependent ? ", programmatic stream serialization" : "") + ")";
     ndcuda::detail::check_driver(rc, call.c_str());
   }
   NDCUDA_DRIVER_CHECK(restored);

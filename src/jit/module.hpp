@@ -24,6 +24,9 @@ struct loaded_kernel {
   int block_size = 0;     ///< occupancy's best block size without dynamic shared memory
   int min_grid_size = 0;  ///< blocks that fill the device at that block size
   int max_threads_per_block = 0;
+  /// Compiled for sm_90 or newer (so dependent_launch_prologue() holds the griddepcontrol
+  /// instructions) and PDL not turned off: kernels that wait first may launch with PDL.
+  bool dependent_launch = false;
   bool params_known = false;  ///< cuFuncGetParamInfo answered (driver >= 12.4)
   std::vector<std::size_t> param_sizes;
   void* nvtx_name = nullptr;
@@ -58,6 +61,14 @@ void check_arguments(const loaded_kernel& kernel, const std::size_t* sizes, std:
 
 /// cuLaunchKernel in the kernel's context (switching to it and back only when another one is
 /// current), inside an NVTX range named after the kernel. Debug builds then check the last error.
-void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shared_bytes, CUstream stream, void** args);
+/// `waits_first`: the kernel opens with dependent_launch_prologue() (generated kernels only);
+/// where kernel.dependent_launch allows, it is then launched through cuLaunchKernelEx with
+/// programmatic stream serialization, so it can be scheduled while the kernel before it finishes.
+void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shared_bytes, CUstream stream, void** args,
+            bool waits_first);
+
+/// False when NDCUDA_DISABLE_PDL is set to anything but "0" (read once): every kernel is then
+/// launched with plain cuLaunchKernel, for debugging and A/B measurements.
+[[nodiscard]] bool dependent_launch_enabled() noexcept;
 
 }  // namespace ndcuda::jit::detail

@@ -39,7 +39,8 @@ struct reduction_state {
     if (it == kernels_.end()) {
       it = kernels_
                .emplace(name, std::make_unique<jit::detail::kernel_state>(
-                                  source(), name, jit::detail::generated_kernel_options(), cache))
+                                  source(), name, jit::detail::generated_kernel_options(), cache,
+                                  /*waits_first=*/true))
                .first;
     }
     return *it->second;
@@ -230,7 +231,8 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
   retain_for_capture(s, inputs);
   const strides_t out_strides = full_out_strides(call.shape, call.reduced);
   const reduction_plan plan = plan_for(state, call.shape, call.reduced, out_strides, in_strides, addresses);
-  const jit::detail::loaded_kernel& k = state.first_pass(plan).on_device(s.device());
+  const jit::detail::kernel_state& first = state.first_pass(plan);
+  const jit::detail::loaded_kernel& k = first.on_device(s.device());
   const auto [min_grid, best_block] = jit::detail::occupancy(k, 0);
   const index_t resident = std::max<index_t>(index_t{min_grid} * std::max(best_block, 32) / reduce_block, 1);
   const geometry g = plan_geometry(plan, resident);
@@ -270,12 +272,13 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
   args.push_back(&p);
   sizes.push_back(sizeof p);
   jit::detail::check_arguments(k, sizes.data(), args.size());
-  jit::detail::launch(k, g.grid, g.block, 0, static_cast<CUstream>(s.handle()), args.data());
+  jit::detail::launch(k, g.grid, g.block, 0, static_cast<CUstream>(s.handle()), args.data(), first.waits_first);
   if (g.splits == 1) {
     return;
   }
 
-  const jit::detail::loaded_kernel& f = state.second_pass(plan).on_device(s.device());
+  const jit::detail::kernel_state& second = state.second_pass(plan);
+  const jit::detail::loaded_kernel& f = second.on_device(s.device());
   std::int64_t splits64 = g.splits;
   auto splits32 = static_cast<std::int32_t>(g.splits);
   auto count = static_cast<std::int64_t>(plan.reduced);
@@ -290,7 +293,7 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
                               ? std::min<index_t>(plan.outputs, resident * 8)
                               : std::min<index_t>(ceil_div(plan.outputs, reduce_block), resident * 8);
   jit::detail::launch(f, dim3(static_cast<unsigned>(fblocks)), dim3(reduce_block), 0, static_cast<CUstream>(s.handle()),
-                      fargs.data());
+                      fargs.data(), second.waits_first);
 }
 
 void compile_reduction(const reduction_state& state, compute_capability cc, std::span<const index_t> shape,

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "jit/elementwise_source.hpp"
+
 namespace ndcuda::jit::detail {
 namespace {
 
@@ -132,6 +134,7 @@ std::string reduction_source(const reduction_signature& sig, const reduction_pla
             ", " + std::to_string(sig.in.size()) + ", " + index + "> inner, " + index + " chunk, double param";
   s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(reduce_block) + ") " + kernel + "(" + params +
        ") {\n";
+  s += std::string("  ") + dependent_launch_prologue + "\n";
   if (plan.strategy == reduce_strategy::rows) {
     s += "  ndcuda::reduce_rows<" + std::to_string(reduce_block) + ", " + std::to_string(plan.group) + ", " +
          std::to_string(plan.vector) + ">(" + map_init + ", ndcuda_reducer{param}, outer, inner, chunk, out, partials" +
@@ -151,6 +154,7 @@ std::string finish_source(const reduction_signature& sig, const reduction_plan& 
   s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(reduce_block) + ") " +
        finish_kernel_name(sig, plan) + "(" + type(sig.spec.out) + "* out, const void* partials, " +
        outer_indexer(sig, plan) + " outer, " + index + " splits, long long count, double param) {\n";
+  s += std::string("  ") + dependent_launch_prologue + "\n";
   if (plan.strategy == reduce_strategy::rows) {
     s += "  ndcuda::reduce_finish_rows<" + std::to_string(reduce_block) +
          ">(ndcuda_reducer{param}, outer, splits, count, out, partials);\n";
