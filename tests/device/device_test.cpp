@@ -55,7 +55,9 @@ TEST(Device, PropertiesMatchTheRuntime) {
       EXPECT_EQ(cuda_total, memory.total);
       // Other tests may allocate on this GPU meanwhile; the figures must agree to within that.
       const double gib = 1024.0 * 1024.0 * 1024.0;
-      EXPECT_NEAR(static_cast<double>(memory.free) / gib, static_cast<double>(cuda_free) / gib, 8.0);
+      // (ctest runs test processes side by side: a quarter of the card covers what they hold.)
+      EXPECT_NEAR(static_cast<double>(memory.free) / gib, static_cast<double>(cuda_free) / gib,
+                  static_cast<double>(cuda_total) / gib / 4);
     }
   }
   EXPECT_EQ(static_cast<int>(nd::devices().size()), nd::device_count());
