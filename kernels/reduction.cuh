@@ -147,9 +147,6 @@ __forceinline__ void reduce_rows(const Map& map, const R& r, const strided_index
     Acc acc = r.identity();
     if constexpr (VEC > 1) {
       const IndexT vector_end = begin + (end - begin) / VEC * VEC;
-      // Unrolled so that several 16-byte loads are in flight per thread before the (serial)
-      // combines: one load at a time leaves HBM3e short of requests on a full reduction.
-#pragma unroll 4
       for (IndexT k = begin + IndexT(lane) * VEC; k < vector_end; k += IndexT(GROUP) * VEC) {
         detail::fold_vectors<VEC>(r, map, acc, k, base, inputs(), in...);
       }

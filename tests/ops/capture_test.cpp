@@ -405,7 +405,7 @@ TEST(Capture, ArraysUsedByALiveGraphAreKeptAliveAfterTheirHandlesAreDropped) {
     auto b = nd::asarray<float>(y, {n}, s);
     used_with_inputs = pool.stats().used_bytes;
     g = nd::capture(s, [&] { out = a + b * 2.0f; });  // b * 2 is exact: no FMA ambiguity
-  }  // every user handle of a and b is gone
+  }                                                   // every user handle of a and b is gone
   EXPECT_EQ(pool.stats().used_bytes, used_with_inputs) << "the inputs went back to the pool under a live graph";
   // Fresh arrays would reuse freed blocks: fill some with garbage, then replay.
   std::vector<nd::ndarray<float>> garbage;

@@ -401,7 +401,8 @@ void check(reduce_kind kind, nd::dtype t, const X& x, const std::vector<cd>& hos
       continue;
     }
     if (r.type == nd::dtype::float16 && std::abs(want) >= 65520.0) {  // rounds to inf, as NumPy's does
-      ASSERT_TRUE(std::isinf(std::real(got))) << "output " << o << ": got " << got << ", want inf (from " << want << ")";
+      ASSERT_TRUE(std::isinf(std::real(got)))
+          << "output " << o << ": got " << got << ", want inf (from " << want << ")";
       continue;
     }
     double tol = 8 * static_cast<double>(n) * eps_of(acc) * scale + 4 * eps_of(r.type) * std::abs(want);
