@@ -21,6 +21,11 @@ int main() {
     std::cout << c << '\n';                        // NumPy's repr
     nd::save_npy("c.npy", c);                      // np.load reads it back
     nd::elementwise_kernel<float(float, float)> k("out = x * 3.5f + y * y", "scaled_sum");  // your own
+    auto rows = nd::sum(a * a, 1);     // the map fuses into the reduction: a * a is never stored
+    double total = nd::sum(a).item();  // a 0-d device array; item() is the only wait
+    nd::graph gr = nd::capture(s, [&] { c = a * 2.0F + nd::sin(b); });  // gr.launch(s) replays it
+    gr.launch(s);
+    std::cout << rows << "\n" << total << '\n';
     (void)h;
     (void)k;
     return 0;
