@@ -12,27 +12,16 @@
 #include <string>
 
 #include "jit/module.hpp"
+#include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
+using nd::bench::check;
+using nd::bench::have_gpu;
 
 namespace {
 
 constexpr nd::index_t small_n = 1 << 16;
 constexpr int ops_per_graph = 100;
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-  }
-}
-
-bool have_gpu(benchmark::State& state) {
-  if (nd::device_count() == 0) {
-    state.SkipWithError("no CUDA device available");
-    return false;
-  }
-  return true;
-}
 
 // Whether ndcuda's kernels launch with programmatic dependent launch here (sm_90+, unless
 // NDCUDA_DISABLE_PDL is set): run once with it set and once without for the A/B comparison.

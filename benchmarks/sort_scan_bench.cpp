@@ -12,45 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "support/gpu_timing.hpp"
+
 namespace nd = ndcuda;
+using nd::bench::check;
+using nd::bench::have_gpu;
+using nd::bench::timed;
 
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-  }
-}
-
-bool have_gpu(benchmark::State& state) {
-  if (nd::device_count() == 0) {
-    state.SkipWithError("no CUDA device available");
-    return false;
-  }
-  return true;
-}
-
-// Times `body` (queued on `s`) with CUDA events, as manual time per iteration.
-template <class F>
-void timed(benchmark::State& state, const nd::stream& s, F&& body) {
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  body();  // warm-up: loads the module, fills the memory pool
-  check(cudaStreamSynchronize(s.handle()), "cudaStreamSynchronize");
-  for (auto _ : state) {
-    check(cudaEventRecord(start, s.handle()), "cudaEventRecord");
-    body();
-    check(cudaEventRecord(stop, s.handle()), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    state.SetIterationTime(static_cast<double>(ms) / 1e3);
-  }
-  check(cudaEventDestroy(start), "cudaEventDestroy");
-  check(cudaEventDestroy(stop), "cudaEventDestroy");
-}
 
 // Uniform random floats in [-1, 1), made on the host once per size.
 nd::ndarray<float> random_floats(nd::index_t n) {

@@ -18,13 +18,13 @@ std::string program_name_for(std::string_view name) {
 }
 
 kernel_state::kernel_state(std::string source_text, std::string name_expression, std::vector<std::string> nvrtc_options,
-                           program_cache* programs, bool waits_first)
+                           program_cache* programs, bool generated_waits_first)
     : source(std::move(source_text)),
       name(std::move(name_expression)),
       options(std::move(nvrtc_options)),
       program_name(program_name_for(name)),
       cache(programs != nullptr ? programs : &global_program_cache()),
-      waits_first(waits_first) {
+      waits_first(generated_waits_first) {
   if (name.empty()) {
     throw error(
         "a raw_kernel needs the name of the kernel to launch (e.g. \"saxpy\" for extern \"C\" __global__ "

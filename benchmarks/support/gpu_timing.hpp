@@ -1,0 +1,53 @@
+// What every GPU benchmark needs: a CUDA return-code check, a skip without a device, and timing
+// of work queued on a stream with CUDA events (manual time). Builds on Google Benchmark.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <ndcuda/device/enumeration.hpp>
+#include <ndcuda/device/stream.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace ndcuda::bench {
+
+inline void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  }
+}
+
+/// False (and the benchmark marked skipped with the reason) when no device is visible.
+inline bool have_gpu(benchmark::State& state) {
+  if (device_count() == 0) {
+    state.SkipWithError("no CUDA device available");
+    return false;
+  }
+  return true;
+}
+
+/// Times `body` (work queued on `s`) with CUDA events, as manual time per iteration, after one
+/// warm-up call that compiles or loads the kernels and fills the memory pools.
+template <class F>
+void timed(benchmark::State& state, const stream& s, F&& body) {
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  body();
+  check(cudaStreamSynchronize(s.handle()), "cudaStreamSynchronize");
+  for (auto _ : state) {
+    check(cudaEventRecord(start, s.handle()), "cudaEventRecord");
+    body();
+    check(cudaEventRecord(stop, s.handle()), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    state.SetIterationTime(static_cast<double>(ms) / 1e3);
+  }
+  check(cudaEventDestroy(start), "cudaEventDestroy");
+  check(cudaEventDestroy(stop), "cudaEventDestroy");
+}
+
+}  // namespace ndcuda::bench
