@@ -2,8 +2,6 @@
 // match host references and the single-GPU result. Run by ctest under mpiexec -n 2 as
 // dist/MpiTwoRanksMatchOneMultiGpu. The MPI plumbing (id broadcast, failure on rank 0, bad
 // communicator) is checked first without a GPU; the GPU part prints NDCUDA_SKIP with fewer than 2.
-#include <mpi.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdint>

@@ -2,6 +2,14 @@
 // Builds on dist/communicator.hpp; header-only, so ndcuda::dist never links MPI: users link MPI::MPI_C.
 #pragma once
 
+// The C API only: Open MPI's and MPICH's mpi.h otherwise pull in their C++ bindings, which need
+// libmpi_cxx at link time while users link MPI::MPI_C.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 
 #include <algorithm>
