@@ -13,7 +13,7 @@
 namespace ndcuda::jit::detail {
 
 struct reduction_signature {
-  ndcuda::detail::reduce_spec spec;
+  ndcuda::detail::reduce_spec spec{};
   std::string map_statement;  ///< assigns `out` (of spec.value) from in0, in1, ..., s0, s1, ...
   std::vector<dtype> in;
   std::vector<dtype> scalars;

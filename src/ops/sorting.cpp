@@ -70,7 +70,7 @@ dense_elements keys_of(const leaf_ref& x, const axis_last& moved, const key_form
 /// the unmoved shape) when moving the axis changes nothing, else a buffer copied in afterwards.
 struct result_target {
   axis_last out_moved;
-  bool direct;
+  bool direct = false;
 };
 result_target target_for(std::span<const index_t> shape, int axis) {
   const strides_t out_strides = c_strides(shape);

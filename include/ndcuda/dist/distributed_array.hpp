@@ -44,7 +44,7 @@ class distributed_array {
 
   /// The low-level constructor: `shards[local]` must have shard_shape(...) of rank comm.rank(local)
   /// and live on comm.device(local). Throws shape_error or device_error otherwise.
-  distributed_array(communicator comm, shape_t shape, sharding spec, std::vector<ndarray<T>> shards)
+  distributed_array(communicator comm, shape_t shape, const sharding& spec, std::vector<ndarray<T>> shards)
       : comm_(std::move(comm)),
         shape_(std::move(shape)),
         spec_(normalize(spec, static_cast<int>(shape_.size()))),
