@@ -1,5 +1,6 @@
 // Several GPUs as one array: create sharded, compute elementwise on every GPU at once, reduce
 // with NCCL, gather. Needs NCCL (ndcuda::dist); runs on one GPU too (one shard), exits 2 without.
+#include <cmath>
 #include <cstdio>
 #include <ndcuda/dist.hpp>
 #include <ndcuda/ndcuda.hpp>
@@ -31,7 +32,12 @@ int main() {
 
     // Each GPU sums its block; NCCL all-reduce combines the partial sums.
     const double total = dist::sum(z.astype<double>()).local_shard(0).item();
-    std::printf("sum = %.1f (expected %.1f)\n", total, 10'000'001.0 * 10'000'000.0 + 0.5 * 10'000'001.0);
+    const double expected = 10'000'001.0 * 10'000'000.0 + 0.5 * 10'000'001.0;  // sum of 2i + 0.5
+    std::printf("sum = %.1f (expected %.1f)\n", total, expected);
+    if (std::fabs(total - expected) > 1e-6 * expected) {  // float32 rounding of 2i + 0.5 stays far below
+      std::printf("multi_gpu: the sum is wrong\n");
+      return 1;
+    }
 
     // Everything on one GPU, as an ordinary ndarray.
     const nd::ndarray<float> all = z.gather(0);

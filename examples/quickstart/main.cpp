@@ -9,7 +9,11 @@ namespace nd = ndcuda;
 int main() {
   try {
     nd::require_devices(1);  // counts through NVML: no CUDA context is created here
-
+  } catch (const nd::device_error& e) {
+    std::cerr << e.what() << "\n";  // no GPU: the one line the header promises, status 2
+    return 2;
+  }
+  try {
     std::cout << "ndcuda " << NDCUDA_VERSION_STRING << ", " << nd::device_count() << " device(s)\n";
     for (const nd::device& d : nd::devices()) {
       std::cout << "  " << d << "  " << d.uuid() << "\n";
@@ -44,9 +48,6 @@ int main() {
     nd::ndarray<float> c = a * 2.0F + nd::sin(b);  // float32 stays float32: C++ scalars are weak
     std::cout << c << "\n" << nd::eval(c > 10.0F) << "\n";
     return 0;
-  } catch (const nd::device_error& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
   } catch (const nd::error& e) {
     std::cerr << "ndcuda error: " << e.what() << "\n";
     return 1;

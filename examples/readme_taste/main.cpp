@@ -10,8 +10,13 @@ namespace nd = ndcuda;
 int main() {
   try {
     nd::require_devices(1);  // NVML count: creates no CUDA context
-    nd::device_guard g{0};   // this thread works on GPU 0 only
-    nd::stream s;            // non-blocking; never the legacy NULL stream
+  } catch (const nd::device_error& e) {
+    std::cerr << e.what() << "\n";  // no GPU: the one line the header promises, status 2
+    return 2;
+  }
+  try {
+    nd::device_guard g{0};  // this thread works on GPU 0 only
+    nd::stream s;           // non-blocking; never the legacy NULL stream
     auto a = nd::arange<float>(12, s).reshape({3, 4});
     auto b = nd::linspace<float>(0.0F, 1.0F, 4, true, s);
     nd::ndarray<float> c = a * 2.0F + nd::sin(b);  // ONE fused JIT kernel; b broadcasts; stays float32
@@ -29,8 +34,8 @@ int main() {
     (void)h;
     (void)k;
     return 0;
-  } catch (const nd::device_error& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
+  } catch (const nd::error& e) {
+    std::cerr << "ndcuda error: " << e.what() << "\n";
+    return 1;
   }
 }
