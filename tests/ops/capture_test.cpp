@@ -8,7 +8,10 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <ndcuda/ndcuda.hpp>
@@ -155,16 +158,63 @@ TEST(Capture, KernelCompiledAndLoadedDuringAGlobalModeCaptureKeepsTheCaptureVali
   const std::vector<float> x = random_floats(n);
   auto a = nd::asarray<float>(x, {n}, s);
   auto out = nd::empty<double>({n}, s);
-  // An expression (and output dtype) this process has never evaluated: compiled by NVRTC and its
-  // module loaded inside the capture, in CUDA's strictest mode.
+  auto offset = nd::empty<double>({n}, s);
+  // A constant spelled into the source, fresh per run, so that neither the memory nor the disk
+  // cache can hold the kernel: NVRTC compiles it, and the module loads, inside the capture, in
+  // CUDA's strictest mode.
+  const int unique = std::uniform_int_distribution<int>(1, 1 << 30)(nd::testing::rng());
+  const nd::elementwise_kernel<double(float)> shift("out = double(x) + " + std::to_string(unique) + ".0",
+                                                    "capture_shift");
+  const std::uint64_t compiles_before = nd::jit::status().compiles;
   nd::graph g = nd::capture(
-      s, [&] { out = nd::cos(a) * 3.0 + nd::abs(a); }, nd::capture_mode::global);
+      s,
+      [&] {
+        out = nd::cos(a) * 3.0 + nd::abs(a);
+        shift(n, offset.data(), a.data(), s);
+      },
+      nd::capture_mode::global);
+  EXPECT_GE(nd::jit::status().compiles, compiles_before + 1) << "the kernel was not compiled during the capture";
   g.launch(s);
   const std::vector<double> got = out.to_host();
+  const std::vector<double> shifted = offset.to_host();
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double ref = std::cos(static_cast<double>(x[i])) * 3.0 + std::abs(static_cast<double>(x[i]));
     ASSERT_NEAR(got[i], ref, 1e-5 * (1.0 + std::abs(ref))) << "at " << i;
+    ASSERT_EQ(shifted[i], static_cast<double>(x[i]) + unique) << "at " << i;
   }
+}
+
+TEST(Capture, RelaxedModeCapturesAndItsGraphWritesADotFile) {
+  NDCUDA_REQUIRE_GPU();
+  nd::stream s(0);
+  const std::vector<float> x = random_floats(n);
+  auto a = nd::asarray<float>(x, {n}, s);
+  auto out = nd::empty<float>({n}, s);
+  auto total = nd::empty<float>(nd::shape_t{}, s);
+  nd::graph g = nd::capture(
+      s,
+      [&] {
+        out = a * a;
+        total = nd::sum(a * 0.5f);
+      },
+      nd::capture_mode::relaxed);
+  EXPECT_GE(g.node_count(), 2U);
+  const std::string path = ::testing::TempDir() + "ndcuda_relaxed_capture.dot";
+  g.debug_dot(path);
+  std::ifstream dot(path);
+  std::stringstream text;
+  text << dot.rdbuf();
+  EXPECT_NE(text.str().find("digraph"), std::string::npos) << text.str().substr(0, 200);
+  EXPECT_NE(text.str().find("KERNEL"), std::string::npos) << "no kernel node in the DOT file";
+  std::remove(path.c_str());
+  g.launch(s);
+  const std::vector<float> got = out.to_host();
+  double ref_total = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(got[i], x[i] * x[i]) << "at " << i;
+    ref_total += 0.5 * static_cast<double>(x[i]);
+  }
+  EXPECT_NEAR(total.item(), ref_total, 1e-4 * (1.0 + std::abs(ref_total)) + 1e-3);
 }
 
 TEST(Capture, PinnedHostToDeviceComputeDeviceToHostInOneGraph) {
@@ -218,14 +268,14 @@ TEST(Capture, EachRefusedOperationThrowsBeforeCudaAndTheCaptureStaysUsable) {
   nd::graph g;
   {
     nd::capture_scope scope(s);
-    expect_refused([&] { (void)a.to_host(); }, "to_host", "after the capture");
-    expect_refused([&] { (void)a(0).item(); }, "item", "after the capture");
+    expect_refused([&] { (void)a.to_host(); }, "to_host()", "after the capture");
+    expect_refused([&] { (void)a(0).item(); }, "item()", "after the capture");
     expect_refused(
         [&] {
           std::ostringstream os;
           os << a;
         },
-        "printing", "after the capture");
+        "printing an array", "after the capture");
     expect_refused([&] { s.synchronize(); }, "synchronize", "after the capture ends");
     expect_refused([&] { nd::copy_to_device(out.data(), pageable.data(), n * sizeof(float), s); }, "pageable",
                    "pinned");

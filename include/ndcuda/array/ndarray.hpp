@@ -206,10 +206,10 @@ class ndarray {
     if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
       // std::vector<bool> packs bits: read into bytes, then unpack.
       std::unique_ptr<bool[]> bytes(new bool[out.size() + 1]);
-      read_into(bytes.get());
+      read_into(bytes.get(), "to_host()");
       std::copy(bytes.get(), bytes.get() + out.size(), out.begin());
     } else {
-      read_into(out.data());
+      read_into(out.data(), "to_host()");
     }
     return out;
   }
@@ -240,7 +240,7 @@ class ndarray {
                         format_shape(layout_.shape) + ")");
     }
     E value{};
-    read_into(&value);
+    read_into(&value, "item()");
     return value;
   }
 
@@ -307,14 +307,15 @@ class ndarray {
     return ndarray(owner_, base_, std::move(layout), device_, stream_);
   }
 
-  void read_into(E* dst) const {
-    detail::refuse_host_wait(stream_, "to_host()/item()/printing");
+  // `what` names the caller in the capture_error that a capturing stream gets.
+  void read_into(E* dst, const char* what) const {
+    detail::refuse_host_wait(stream_, what);
     if (size() == 0) {
       return;
     }
     const ndarray dense = is_contiguous() ? *this : copy();
     ndcuda::copy_to_host(dst, dense.data(), nbytes(), stream_);
-    detail::synchronize_for(stream_, "to_host()/item()");
+    detail::synchronize_for(stream_, what);
   }
 
   std::shared_ptr<const void> owner_;
@@ -327,6 +328,7 @@ class ndarray {
 /// NumPy's repr: array([[1., 2.],\n       [3., 4.]], dtype=float32). Reads the data back (waits).
 template <array_element E>
 std::ostream& operator<<(std::ostream& os, const ndarray<E>& a) {
+  detail::refuse_host_wait(a.stream(), "printing an array");
   const std::vector<E> host = a.to_host();
   if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
     std::unique_ptr<bool[]> bytes(new bool[host.size() + 1]);
