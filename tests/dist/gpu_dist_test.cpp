@@ -240,3 +240,29 @@ TEST(DistIsolation, CommunicatorOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu)
         << "a communicator on device " << target << " created a context on " << i;
   }
 }
+
+TEST(DistCapture, CollectivesOfSeveralGpusInOneThreadAreRefusedDuringCaptureMultiGpu) {
+  NDCUDA_REQUIRE_GPUS(2);
+  const auto comm = all_gpus();
+  const auto host = random_values<float>(1001);
+  const auto a = dist::distribute<float>(host, {1001}, comm, 0);
+  comm.synchronize();
+  {
+    // NCCL work of several GPUs from one thread cannot be captured into one graph: refused before
+    // NCCL is called, naming the way out; the capture itself stays usable.
+    nd::capture_scope scope(comm.stream(0));
+    try {
+      (void)dist::sum(a);
+      ADD_FAILURE() << "a multi-GPU all-reduce was not refused during capture";
+    } catch (const nd::capture_error& e) {
+      EXPECT_NE(std::string(e.what()).find("communicator::all_reduce"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("one process per GPU"), std::string::npos) << e.what();
+    }
+  }  // the scope abandons the capture
+  EXPECT_FALSE(comm.stream(0).is_capturing());
+  double want = 0;
+  for (float v : host) {
+    want += v;
+  }
+  EXPECT_NEAR(dist::sum(a).to_host()[0], want, 1e-5 * std::abs(want) + 1e-3) << "the communicator is still usable";
+}
