@@ -28,9 +28,13 @@ std::pair<dim3, dim3> geometry(const loaded_kernel& k, index_t work) {
   return {dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(block))};
 }
 
-void run(const kernel_state& state, const loaded_kernel& k, index_t work, const stream& s, void** args,
+// A 1-d launch of `plan`: the contiguous variant's threads take one aligned vector each (the
+// tail of fewer than `vector` elements goes to the first threads), so it needs size / vector
+// threads; the strided variant a thread per element.
+void run(const kernel_state& state, const loaded_kernel& k, const elementwise_plan& plan, const stream& s, void** args,
          const std::size_t* sizes, std::size_t count) {
   check_arguments(k, sizes, count);
+  const index_t work = plan.contiguous ? (plan.size + plan.vector - 1) / plan.vector : plan.size;
   const auto [grid, block] = geometry(k, work);
   launch(k, grid, block, 0, static_cast<CUstream>(s.handle()), args, state.waits_first);
 }
@@ -175,7 +179,7 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
   auto n64 = static_cast<std::int64_t>(n);
   args[count] = plan.index64 ? static_cast<void*>(&n64) : static_cast<void*>(&n32);
   sizes[count] = plan.index64 ? sizeof n64 : sizeof n32;
-  run(variant, k, (n + plan.vector - 1) / plan.vector, s, args.data(), sizes.data(), count + 1);
+  run(variant, k, plan, s, args.data(), sizes.data(), count + 1);
 }
 
 void launch_elementwise(const elementwise_state& state, const operand& out, std::span<const operand> in,
@@ -260,10 +264,7 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
     sizes.push_back(sizeof staged);
   }
   if (plan.contiguous || plan.ndim() != 2 || (!plan.tiled() && plan.shape[1] < narrow_columns)) {
-    // The contiguous variant's threads take one aligned vector each (the tail of fewer than
-    // `vector` elements goes to the first threads), so it needs n / vector threads, not n.
-    const index_t work = plan.contiguous ? ceil_div(plan.size, plan.vector) : plan.size;
-    run(variant, k, work, s, args.data(), sizes.data(), args.size());
+    run(variant, k, plan, s, args.data(), sizes.data(), args.size());
     return;
   }
   check_arguments(k, sizes.data(), args.size());
