@@ -112,7 +112,7 @@ void BM_ElementwiseOneGpu(benchmark::State& state) {
   auto a = nd::full<float>({n}, 1.0F, s);
   sync_one(s);
   for (auto _ : state) {
-    a = a * 0.5F + 0.25F;
+    a(nd::ellipsis) = a * 0.5F + 0.25F;
     sync_one(s);
   }
   state.SetBytesProcessed(state.iterations() * 2 * n * static_cast<std::int64_t>(sizeof(float)));

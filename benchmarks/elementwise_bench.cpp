@@ -1,6 +1,7 @@
 // Fused elementwise expressions in float32, each bandwidth figure beside cudaMemcpy D2D of the
-// same run (read + write bytes): c = a + b, d = a*b + a*2 + b in one pass, a transpose to
-// contiguous, an outer broadcast add, and the host time of a small op against the launch floor.
+// same run (read + write bytes): c(...) = a + b, c += a, d(...) = a*b + a*2 + b in one pass, a
+// transpose to contiguous, an outer broadcast add, and the host time of a small op (in place and
+// into a new array) against the launch floor.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
@@ -37,7 +38,17 @@ void BM_add(benchmark::State& state) {
   const auto a = nd::ones<float>({n});
   const auto b = nd::ones<float>({n});
   auto c = nd::empty<float>({n});
-  timed(state, c.stream(), [&] { c = a + b; });
+  timed(state, c.stream(), [&] { c(nd::ellipsis) = a + b; });
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(3 * a.nbytes()));
+}
+
+// c += a in place: reads c and a, writes c (3 arrays of traffic, as c(...) = a + b).
+void BM_add_in_place(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = nd::ones<float>({n});
+  auto c = nd::zeros<float>({n});
+  timed(state, c.stream(), [&] { c += a; });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(3 * a.nbytes()));
 }
 
@@ -48,7 +59,7 @@ void BM_fused_four_ops(benchmark::State& state) {
   const auto a = nd::ones<float>({n});
   const auto b = nd::ones<float>({n});
   auto d = nd::empty<float>({n});
-  timed(state, d.stream(), [&] { d = a * b + a * 2.0f + b; });
+  timed(state, d.stream(), [&] { d(nd::ellipsis) = a * b + a * 2.0f + b; });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(3 * a.nbytes()));
 }
 
@@ -58,7 +69,7 @@ void BM_transpose_16384(benchmark::State& state) {
   const nd::index_t n = 16384;
   const auto a = nd::ones<float>({n, n});
   auto c = nd::empty<float>({n, n});
-  timed(state, c.stream(), [&] { c = a.T(); });
+  timed(state, c.stream(), [&] { c(nd::ellipsis) = a.T(); });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * a.nbytes()));
 }
 void BM_memcpy_d2d_16384(benchmark::State& state) {
@@ -78,7 +89,7 @@ void BM_outer_broadcast_add(benchmark::State& state) {
   const auto col = nd::ones<float>({8192, 1});
   const auto row = nd::ones<float>({1, 8192});
   auto c = nd::empty<float>({8192, 8192});
-  timed(state, c.stream(), [&] { c = col + row; });
+  timed(state, c.stream(), [&] { c(nd::ellipsis) = col + row; });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(c.nbytes()));
 }
 
@@ -89,7 +100,25 @@ void BM_small_op_host_time(benchmark::State& state) {
   const auto a = nd::ones<float>({1024});
   const auto b = nd::ones<float>({1024});
   auto c = nd::empty<float>({1024});
-  c = a + b;
+  c(nd::ellipsis) = a + b;
+  nd::detail::synchronize_for(c.stream(), "benchmark");
+  for (auto _ : state) {
+    for (int i = 0; i < small_launches; ++i) {
+      c(nd::ellipsis) = a + b;
+    }
+    nd::detail::synchronize_for(c.stream(), "benchmark");
+  }
+  state.SetItemsProcessed(state.iterations() * small_launches);
+  state.counters["us_per_op"] = benchmark::Counter(static_cast<double>(state.iterations() * small_launches),
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+// The same op spelled `c = a + b`: a new array from the pool each time, and the old one released
+// (NumPy's rebinding). The difference to BM_small_op_host_time is the cost of the allocation.
+void BM_small_op_new_array_host_time(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = nd::ones<float>({1024});
+  const auto b = nd::ones<float>({1024});
+  nd::ndarray<float> c = a + b;
   nd::detail::synchronize_for(c.stream(), "benchmark");
   for (auto _ : state) {
     for (int i = 0; i < small_launches; ++i) {
@@ -124,9 +153,11 @@ void BM_small_memcpy_host_time(benchmark::State& state) {
 #define NDCUDA_SIZES Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20)->Arg(1 << 24)->Arg(1 << 28)->UseManualTime()
 BENCHMARK(BM_memcpy_d2d)->NDCUDA_SIZES;
 BENCHMARK(BM_add)->NDCUDA_SIZES;
+BENCHMARK(BM_add_in_place)->NDCUDA_SIZES;
 BENCHMARK(BM_fused_four_ops)->NDCUDA_SIZES;
 BENCHMARK(BM_memcpy_d2d_16384)->UseManualTime();
 BENCHMARK(BM_transpose_16384)->UseManualTime();
 BENCHMARK(BM_outer_broadcast_add)->UseManualTime();
 BENCHMARK(BM_small_memcpy_host_time);
 BENCHMARK(BM_small_op_host_time);
+BENCHMARK(BM_small_op_new_array_host_time);

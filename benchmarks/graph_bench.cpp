@@ -64,10 +64,10 @@ void BM_graph_replay_100_adds(benchmark::State& state) {
   const auto a = nd::ones<float>({small_n}, s);
   const auto b = nd::ones<float>({small_n}, s);
   auto c = nd::empty<float>({small_n}, s);
-  c = a + b;  // compiled outside the timing
+  c(nd::ellipsis) = a + b;  // compiled outside the timing
   const nd::graph g = nd::capture(s, [&] {
     for (int i = 0; i < ops_per_graph; ++i) {
-      c = a + b;
+      c(nd::ellipsis) = a + b;
     }
   });
   g.upload(s);
@@ -85,7 +85,7 @@ void BM_eager_100_adds(benchmark::State& state) {
   state.SetLabel(pdl_label(s));
   wall_timed(state, s, ops_per_graph, [&] {
     for (int i = 0; i < ops_per_graph; ++i) {
-      c = a + b;
+      c(nd::ellipsis) = a + b;
     }
   });
 }
@@ -136,7 +136,7 @@ struct pipeline {
 
   void run() {
     nd::copy_to_device(x.data(), in, bytes(), s);
-    y = x * 2.0f + 1.0f;
+    y(nd::ellipsis) = x * 2.0f + 1.0f;
     y.copy_to_host(out, s);
   }
 };

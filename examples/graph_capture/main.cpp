@@ -34,7 +34,7 @@ int main() {
     nd::graph pipeline = nd::capture(s, [&] {
       nd::copy_to_device(x.data(), host_in, bytes, s);  // H2D: a memcpy node
       nd::ndarray<float> t = nd::sqrt(x * x + 1.0f);    // a temporary: graph-owned memory
-      y = t * 0.5f + x;                                 // one fused kernel node
+      y(nd::ellipsis) = t * 0.5f + x;                   // one fused kernel node
       y.copy_to_host(host_out, s);                      // D2H: a memcpy node
     });
     std::cout << "captured " << pipeline.node_count() << " nodes\n";

@@ -43,6 +43,11 @@ node_code emit_operation(spelling s, dtype input, dtype result, std::span<const 
       text += converted(in, args[0]);
       text += "))";
       break;
+    case form::cast:
+      // Through the exact dtype first: astype<float16>() inside a float32 computation rounds.
+      text = out == result ? converted(out, args[0])
+                           : "ndcuda::cast<" + out_type + ">(" + converted(result, args[0]) + ")";
+      break;
     case form::where:
       text = "(";
       text += converted(dtype::bool_, args[0]);

@@ -266,3 +266,45 @@ TEST(DistCapture, CollectivesOfSeveralGpusInOneThreadAreRefusedDuringCaptureMult
   }
   EXPECT_NEAR(dist::sum(a).to_host()[0], want, 1e-5 * std::abs(want) + 1e-3) << "the communicator is still usable";
 }
+
+// The assignment rules of ndarray hold for distributed arrays: `=` rebinds, assign() and `+=`
+// write into the existing shards (same_kind casting), and a mismatched sharding is refused.
+TEST(DistAssignment, RebindAssignAndCompoundWorkShardWise) {
+  NDCUDA_REQUIRE_GPU();
+  const auto comm = all_gpus();
+  const nd::shape_t shape{uneven(comm.size(), 9), 5};
+  const auto ha = random_values<float>(static_cast<std::size_t>(nd::shape_size(shape)));
+  const auto hb = random_values<float>(ha.size());
+  auto a = dist::distribute<float>(ha, shape, comm, 0);
+  const auto b = dist::distribute<float>(hb, shape, comm, 0);
+  const auto alias = a;  // shares a's shards
+  a = a + b;             // new shards: alias keeps the old values
+  EXPECT_EQ(alias.to_host(), ha);
+  const auto sum = a.to_host();
+  for (std::size_t i = 0; i < ha.size(); ++i) {
+    ASSERT_EQ(sum[i], ha[i] + hb[i]) << i;
+  }
+  auto c = alias;
+  c += b;  // in place: alias sees it
+  c *= 2.0f;
+  const auto got = alias.to_host();
+  for (std::size_t i = 0; i < ha.size(); ++i) {
+    ASSERT_EQ(got[i], (ha[i] + hb[i]) * 2.0f) << i;
+  }
+  c.assign(b);
+  EXPECT_EQ(alias.to_host(), hb);
+  c.assign(1.5);
+  EXPECT_EQ(alias.to_host(), std::vector<float>(ha.size(), 1.5f));
+  auto i32 = dist::distribute<std::int32_t>(std::vector<std::int32_t>(ha.size(), 7), shape, comm, 0);
+  EXPECT_THROW(i32 += 0.5, nd::type_error);
+  const auto replicated = dist::distribute<float>(hb, shape, comm, dist::sharding::replicated());
+  if (comm.size() > 1) {
+    EXPECT_THROW(c.assign(replicated), nd::shape_error);
+  }
+  const auto row = dist::distribute<float>(std::vector<float>{1, 2, 3, 4, 5}, {5}, comm, dist::sharding::replicated());
+  c += row;  // a replicated operand broadcasts into each shard
+  const auto with_row = alias.to_host();
+  for (std::size_t i = 0; i < ha.size(); ++i) {
+    ASSERT_EQ(with_row[i], 1.5f + static_cast<float>(i % 5 + 1)) << i;
+  }
+}

@@ -88,9 +88,9 @@ TEST(DistReductions, EveryReductionEveryAxisMatchesOneGpuMultiGpu) {
         expect_close(dist::min(a, axis).to_host(), nd::min(single, axis).to_host(), 0, what + " min");
         expect_close(dist::max(a, axis).to_host(), nd::max(single, axis).to_host(), 0, what + " max");
         expect_close(dist::mean(a, axis).to_host(), nd::mean(single, axis).to_host(), 1e-5, what + " mean");
-        const auto kept = dist::sum(a, axis, true);
+        const auto kept = dist::sum(a, axis, nd::keepdims);
         EXPECT_EQ(kept.ndim(), ndim) << what;
-        expect_close(kept.to_host(), nd::sum(single, axis, true).to_host(), 1e-5, what + " keepdims");
+        expect_close(kept.to_host(), nd::sum(single, axis, nd::keepdims).to_host(), 1e-5, what + " keepdims");
       }
       // An expression is evaluated per shard, then reduced.
       expect_close(dist::sum(a * a, sharded).to_host(), nd::sum(single * single, sharded).to_host(), 1e-5,

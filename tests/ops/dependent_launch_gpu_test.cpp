@@ -127,14 +127,14 @@ struct device_chain {
   }
 
   void run() {
-    step = step + 1.0;
+    step(nd::ellipsis) = step + 1.0;
     for (std::size_t seg = 0; seg < sizes.size(); ++seg) {
       nd::ndarray<double>& x = v[seg];
       const nd::ndarray<double>& ws = w[seg];
-      x = ws + carry * 0.5 + step;  // reads the previous segment's reduction (another size)
+      x(nd::ellipsis) = ws + carry * 0.5 + step;  // reads the previous segment's reduction (another size)
       for (int k = 0; k < rounds(sizes[seg]); ++k) {
-        t[seg] = x * 0.75 + ws;                      // reads what the op before wrote
-        x = t[seg] * 0.5 - ws * 0.25 + step * 0.01;  // overwrites what the op before read
+        t[seg](nd::ellipsis) = x * 0.75 + ws;                      // reads what the op before wrote
+        x(nd::ellipsis) = t[seg] * 0.5 - ws * 0.25 + step * 0.01;  // overwrites what the op before read
       }
       if (uses_raw_kernel(seg)) {
         const nd::raw_kernel& k = affine_kernel();
@@ -147,9 +147,9 @@ struct device_chain {
         const nd::ndarray<double> m = copy.reshape({big_side, big_side});
         const nd::ndarray<double> rows = nd::sum(m, 1);
         const nd::ndarray<double> columns = nd::mean(m, 0);
-        carry = nd::mean(rows * 1e-3 + columns, nd::axes(), true);
+        carry(nd::ellipsis) = nd::mean(rows * 1e-3 + columns, nd::keepdims);
       } else {
-        carry = nd::mean(x, nd::axes(), true) + nd::max(x, nd::axes(), true) * 0.25;
+        carry(nd::ellipsis) = nd::mean(x, nd::keepdims) + nd::max(x, nd::keepdims) * 0.25;
       }
     }
   }

@@ -58,8 +58,8 @@ std::string end_to_end(int device) {
   nd::ndarray<float> d = nd::empty<float>({n}, s);
   nd::ndarray<float> partial = nd::empty<float>(nd::shape_t{}, s);
   const nd::graph g = nd::capture(s, [&] {
-    d = c - a;                           // == a + sqrt(b)
-    partial = nd::sum(d * 0.0F + 1.0F);  // == n
+    d(nd::ellipsis) = c - a;                           // == a + sqrt(b)
+    partial(nd::ellipsis) = nd::sum(d * 0.0F + 1.0F);  // == n
   });
   g.launch(s);
   g.launch(s);

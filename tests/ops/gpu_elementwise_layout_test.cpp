@@ -182,7 +182,7 @@ TEST(OpsGpuLayout, TransposedAndBroadcastOperandsMixed) {
   // relative to the output and d is the transposed input.
   auto out = nd::zeros<double>({cols, rows});
   auto view = out.T();
-  view = a.T() * 2.0 + b + c - d;
+  view(nd::ellipsis) = a.T() * 2.0 + b + c - d;
   const auto stored = out.to_host();
   for (nd::index_t r = 0; r < rows; ++r) {
     for (nd::index_t k = 0; k < cols; ++k) {

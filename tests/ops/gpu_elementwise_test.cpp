@@ -160,7 +160,7 @@ TEST(OpsGpu, BroadcastingAndItsErrorMessage) {
         << e.what();
   }
   auto out = nd::zeros<float>({3, 4});
-  out = row;  // writes, broadcasting along axis 0
+  out(nd::ellipsis) = row;  // writes, broadcasting along axis 0
   EXPECT_EQ(out.to_host()[8], 0.0f);
   EXPECT_EQ(out.to_host()[11], 3.0f);
 }
@@ -170,7 +170,7 @@ TEST(OpsGpu, AliasingUsesATemporaryLikeNumPy) {
   const nd::index_t n = 67;
   auto a = nd::arange<float>(n * n).reshape({n, n});
   const auto keep = a;  // shares the buffer: sees the writes
-  a = a.T();
+  a(nd::ellipsis) = a.T();
   const auto h = keep.to_host();
   for (nd::index_t i = 0; i < n; ++i) {
     for (nd::index_t j = 0; j < n; ++j) {

@@ -265,45 +265,45 @@ reduced_result call(reduce_kind kind, const X& x, const nd::axes& ax, std::optio
   using inf = std::numeric_limits<double>;
   switch (kind) {
     case reduce_kind::sum:
-      return result_of(nd::sum(x, ax, keepdims));
+      return result_of(nd::sum(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::prod:
-      return result_of(nd::prod(x, ax, keepdims));
+      return result_of(nd::prod(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::min:
-      return result_of(nd::min(x, ax, keepdims));
+      return result_of(nd::min(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::max:
-      return result_of(nd::amax(x, ax, keepdims));
+      return result_of(nd::amax(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::nanmin:
-      return result_of(nd::nanmin(x, ax, keepdims));
+      return result_of(nd::nanmin(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::nanmax:
-      return result_of(nd::nanmax(x, ax, keepdims));
+      return result_of(nd::nanmax(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::mean:
-      return result_of(nd::mean(x, ax, keepdims));
+      return result_of(nd::mean(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::nansum:
-      return result_of(nd::nansum(x, ax, keepdims));
+      return result_of(nd::nansum(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::nanmean:
-      return result_of(nd::nanmean(x, ax, keepdims));
+      return result_of(nd::nanmean(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::var:
-      return result_of(nd::var(x, ax, ddof, keepdims));
+      return result_of(nd::var(x, ax, nd::ddof(ddof), nd::keepdims(keepdims)));
     case reduce_kind::std:
-      return result_of(nd::std(x, ax, ddof, keepdims));
+      return result_of(nd::std(x, ax, nd::ddof(ddof), nd::keepdims(keepdims)));
     case reduce_kind::argmin:
-      return result_of(nd::argmin(x, axis, keepdims));
+      return result_of(nd::argmin(x, axis, nd::keepdims(keepdims)));
     case reduce_kind::argmax:
-      return result_of(nd::argmax(x, axis, keepdims));
+      return result_of(nd::argmax(x, axis, nd::keepdims(keepdims)));
     case reduce_kind::all:
-      return result_of(nd::all(x, ax, keepdims));
+      return result_of(nd::all(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::any:
-      return result_of(nd::any(x, ax, keepdims));
+      return result_of(nd::any(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::count_nonzero:
-      return result_of(nd::count_nonzero(x, ax, keepdims));
+      return result_of(nd::count_nonzero(x, ax, nd::keepdims(keepdims)));
     case reduce_kind::norm1:
-      return result_of(nd::norm(x, 1, ax, keepdims));
+      return result_of(nd::norm(x, 1, ax, nd::keepdims(keepdims)));
     case reduce_kind::norm2:
-      return result_of(nd::norm(x, 2, ax, keepdims));
+      return result_of(nd::norm(x, 2, ax, nd::keepdims(keepdims)));
     case reduce_kind::norm_max:
-      return result_of(nd::norm(x, inf::infinity(), ax, keepdims));
+      return result_of(nd::norm(x, inf::infinity(), ax, nd::keepdims(keepdims)));
     case reduce_kind::norm_min:
-      return result_of(nd::norm(x, -inf::infinity(), ax, keepdims));
+      return result_of(nd::norm(x, -inf::infinity(), ax, nd::keepdims(keepdims)));
   }
   return {};
 }
@@ -634,11 +634,11 @@ TEST(GpuReductionSemantics, ResultsAreZeroDimensionalOnTheDevice) {
     want += x;
   }
   EXPECT_NEAR(static_cast<double>(s.item()), want, 1e-3);
-  EXPECT_EQ(nd::sum(a, nd::axes(), true).shape(), (nd::shape_t{1, 1}));
-  EXPECT_EQ(nd::argmax(a, std::nullopt, true).shape(), (nd::shape_t{1, 1}));
+  EXPECT_EQ(nd::sum(a, nd::keepdims).shape(), (nd::shape_t{1, 1}));
+  EXPECT_EQ(nd::argmax(a, nd::keepdims).shape(), (nd::shape_t{1, 1}));
   // An explicit stream.
   nd::stream st;
-  EXPECT_NEAR(static_cast<double>(nd::sum(a, nd::axes(), false, st).item()), want, 1e-3);
+  EXPECT_NEAR(static_cast<double>(nd::sum(a, st).item()), want, 1e-3);
 }
 
 TEST(GpuReductionSemantics, DtypeOverrideAndIntegerAccumulation) {
@@ -674,7 +674,7 @@ TEST(GpuReductionSemantics, DtypeOverrideAndIntegerAccumulation) {
   }
   static_assert(std::is_same_v<decltype(nd::mean<double>(af).item()), double>);
   EXPECT_NEAR(nd::mean<double>(af).item(), mean, 1e-12 * (1.0 + std::abs(mean)));
-  EXPECT_NEAR(nd::var<double>(af, {}, 1).item(), squares / static_cast<double>(f.size() - 1),
+  EXPECT_NEAR(nd::var<double>(af, nd::ddof(1)).item(), squares / static_cast<double>(f.size() - 1),
               1e-10 * squares / static_cast<double>(f.size()));
   EXPECT_NEAR(nd::std<double>(af).item(), std::sqrt(squares / static_cast<double>(f.size())), 1e-10);
 }
@@ -753,8 +753,8 @@ TEST(GpuReductionSemantics, VarAndStdWithDdofAreStable) {
   }
   const auto a = upload(h, {1000});
   EXPECT_NEAR(nd::var(a).item(), 8.25, 1e-6);
-  EXPECT_NEAR(nd::var(a, nd::axes(), 1).item(), 8.25 * 1000 / 999, 1e-6);
-  EXPECT_NEAR(nd::std(a, nd::axes(), 1).item(), std::sqrt(8.25 * 1000 / 999), 1e-6);
+  EXPECT_NEAR(nd::var(a, nd::ddof(1)).item(), 8.25 * 1000 / 999, 1e-6);
+  EXPECT_NEAR(nd::std(a, nd::ddof(1)).item(), std::sqrt(8.25 * 1000 / 999), 1e-6);
   std::vector<cd> host(h.begin(), h.end());
   check(reduce_kind::var, nd::dtype::float64, upload(h, {10, 100}), host, {10, 100}, {false, true}, false, 1);
 }

@@ -104,7 +104,7 @@ TEST(ReductionDtypes, PublicFunctionsReturnNumPysTypes) {
   static_assert(std::is_same_v<decltype(nd::min(u16)), nd::ndarray<std::uint16_t>>);
   static_assert(std::is_same_v<decltype(nd::argmax(f)), nd::ndarray<std::int64_t>>);
   static_assert(std::is_same_v<decltype(nd::all(f)), nd::ndarray<bool>>);
-  static_assert(std::is_same_v<decltype(nd::any(f, {0, 1}, true)), nd::ndarray<bool>>);
+  static_assert(std::is_same_v<decltype(nd::any(f, {0, 1}, nd::keepdims)), nd::ndarray<bool>>);
   static_assert(std::is_same_v<decltype(nd::count_nonzero(c)), nd::ndarray<std::int64_t>>);
   static_assert(std::is_same_v<decltype(nd::sum(f * f, 1)), nd::ndarray<float>>);
   static_assert(std::is_same_v<decltype(nd::sum(i8 * 2)), nd::ndarray<std::int64_t>>);

@@ -61,35 +61,59 @@ class ndarray {
     }
   }
 
-  /// Copies share the buffer (NumPy's `b = a`); copy() makes a deep one.
+  /// An empty placeholder (shape (0,), no buffer) to assign a real array to later, so that
+  /// `std::vector<ndarray<T>>(n)` and `std::optional` work. It touches no device.
+  ndarray() : ndarray(nullptr, nullptr, view_layout{{0}, {1}, 0}, 0, detail::placeholder_stream()) {}
+
+  /// Handles have NumPy's name semantics (like libtorch's at::Tensor): copying a handle, or
+  /// assigning to a named one, shares the buffer, as `b = a` does in Python. copy() makes a deep
+  /// copy. Writes into existing memory are explicit: see the `&&` assignments and assign().
   ndarray(const ndarray&) = default;
-  ndarray(ndarray&&) = default;
+  ndarray(ndarray&&) noexcept = default;
+  ~ndarray() = default;
   /// Evaluates `x` into a new C-contiguous array of its operands' broadcast shape.
   template <array_expression X>
   ndarray(const X& x) : ndarray(x.template evaluate<E>()) {}  // NOLINT: implicit, as `ndarray<T> d = a + b;`
 
-  /// Assignment writes elements into this array's memory, like NumPy's `d[...] = other`: `other`
-  /// broadcasts to shape() and converts as astype would; no allocation unless `other` overlaps
-  /// this array with a different layout (`a = a.T()`), which goes through a temporary. Also for a
-  /// moved-from or temporary right side, so `a(slice(1, n)) = a(slice(0, n - 1))` writes. Hence
-  /// algorithms that move-assign elements (std::sort, vector::erase) write data: use rebind() or
-  /// swap() to move handles.
-  ndarray& operator=(const ndarray& other) {
+  // ---- assignment to a named array rebinds it (NumPy's `d = x`) -----------------------------------
+
+  ndarray& operator=(const ndarray&) & = default;
+  ndarray& operator=(ndarray&&) & noexcept = default;
+  /// `d = a + b;` evaluates into a new array and rebinds d; arrays that shared d's old buffer keep
+  /// their values. Inside nd::capture the new array comes from the capture pool.
+  template <array_expression X>
+  ndarray& operator=(const X& x) & {
+    return *this = x.template evaluate<E>();
+  }
+  // Deleted, so that ported NumPy code fails to compile instead of silently copying. The
+  // compiler's note shows the line, hence the hint on the same line.
+  template <array_element U>
+  requires(!std::is_same_v<U, E>) ndarray& operator=(const ndarray<U>&) & =
+      delete;  // another dtype: write `d = other.astype<E>()` (a copy) or `d(nd::ellipsis) = other`
+  template <weak_scalar S>
+  ndarray& operator=(const S&) & =
+      delete;  // `d = 3` rebinds in NumPy: write `d(nd::ellipsis) = 3` or `d.assign(3)` to fill d
+
+  // ---- assignment to a temporary view writes (NumPy's `d[...] = x`, `a[1:] = a[:-1]`) -------------
+
+  /// Writes `other`'s elements, broadcast to shape() and converted as astype would: no allocation
+  /// unless `other` overlaps this view with a different layout (then through a temporary).
+  ndarray& operator=(const ndarray& other) && {
     assign_elements(other);
     return *this;
   }
-  ndarray& operator=(ndarray&& other) {  // NOLINT: writes elements, by design (see above)
+  ndarray& operator=(ndarray&& other) && {  // NOLINT(performance-move-constructor-init): writes elements
     assign_elements(other);
     return *this;
   }
   template <array_element U>
-  ndarray& operator=(const ndarray<U>& other) {
+  requires(!std::is_same_v<U, E>) ndarray& operator=(const ndarray<U>& other) && {
     assign_elements(other);
     return *this;
   }
-  /// Evaluates `x` into this array's memory (broadcast to shape()): one kernel, no allocation.
+  /// Evaluates `x` into this view's memory (broadcast to shape()): one kernel, no allocation.
   template <array_expression X>
-  ndarray& operator=(const X& x) {
+  ndarray& operator=(const X& x) && {
     x.assign_to(*this);
     return *this;
   }
@@ -97,12 +121,28 @@ class ndarray {
   /// converts as in an expression: an integer that does not fit E throws; a float into an integer
   /// array truncates. A complex scalar needs a complex array (NumPy raises TypeError).
   template <weak_scalar S>
-  requires(is_complex(dtype_of<E>) || !detail::is_std_complex<S>) ndarray& operator=(const S& value) {
+  requires(is_complex(dtype_of<E>) || !detail::is_std_complex<S>) ndarray& operator=(const S& value) && {
     fill_elements(detail::scalar_as<E>(value));
     return *this;
   }
-  /// Makes this handle refer to `other`'s data (what `=` does for Python names).
-  void rebind(ndarray other) noexcept { swap(*this, other); }
+
+  /// The named spelling of a write: `d.assign(x)` is `d(nd::ellipsis) = x` for an array, an
+  /// expression or a scalar. Returns this handle.
+  template <class X>
+  const ndarray& assign(const X& x) const {
+    if constexpr (array_expression<X>) {
+      x.assign_to(*this);
+    } else if constexpr (detail::is_std_complex<X>) {
+      static_assert(is_complex(dtype_of<E>), "a complex value needs a complex array (NumPy raises TypeError)");
+      fill_elements(detail::scalar_as<E>(x));
+    } else if constexpr (weak_scalar<X>) {
+      fill_elements(detail::scalar_as<E>(x));
+    } else {
+      assign_elements(x);
+    }
+    return *this;
+  }
+
   friend void swap(ndarray& a, ndarray& b) noexcept {
     using std::swap;
     swap(a.owner_, b.owner_);
@@ -253,7 +293,7 @@ class ndarray {
   friend class ndarray;
 
   template <array_element U>
-  void assign_elements(const ndarray<U>& other) {
+  void assign_elements(const ndarray<U>& other) const {
     if (static_cast<const void*>(&other) == static_cast<const void*>(this)) {
       return;
     }
@@ -275,7 +315,7 @@ class ndarray {
     }
   }
 
-  void fill_elements(const E& value) {
+  void fill_elements(const E& value) const {
     if (size() == 0) {
       return;
     }

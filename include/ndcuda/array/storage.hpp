@@ -26,6 +26,13 @@ void copy_cast(dtype dst_type, void* dst, std::span<const index_t> shape, std::s
                dtype src_type, const void* src, std::span<const index_t> src_shape,
                std::span<const index_t> src_strides, const stream& s);
 
+/// The stream of a default-constructed (placeholder) array: device 0's per-thread stream, made
+/// without any CUDA call so that placeholders can exist on machines without a GPU.
+[[nodiscard]] inline const stream& placeholder_stream() {
+  static const stream s = stream::wrap(cudaStreamPerThread, 0);
+  return s;
+}
+
 /// Writes the `itemsize`-byte pattern `value` to n elements, `stride` elements apart.
 void fill_pattern(void* dst, std::size_t itemsize, const void* value, index_t n, index_t stride, const stream& s);
 

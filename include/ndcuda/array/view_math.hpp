@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <ndcuda/core/shape.hpp>
 #include <optional>
 #include <span>
@@ -30,7 +31,9 @@ inline constexpr std::nullopt_t none = std::nullopt;
 struct all_t {
   /// nd::all(x, ...) is NumPy's all() reduction, defined in ops/reductions.hpp (a higher layer).
   template <class X, class... A>
-  auto operator()(const X& x, A&&... a) const;
+  auto operator()(const X& x, const A&... a) const;
+  template <class X, class... A>
+  auto operator()(const X& x, std::initializer_list<int> axes, const A&... a) const;
 };
 struct newaxis_t {};
 struct ellipsis_t {};

@@ -62,6 +62,13 @@ class shape_error : public error {
   using error::error;
 };
 
+/// A dtype an operation cannot produce or accept, e.g. `int_array += 1.5` (NumPy's UFuncTypeError:
+/// the float64 result cannot be cast back to int32 under the same_kind rule).
+class type_error : public error {
+ public:
+  using error::error;
+};
+
 /// An operation that cannot be recorded into the CUDA graph being captured on its stream.
 class capture_error : public error {
  public:

@@ -165,6 +165,28 @@ constexpr dtype promote_with_scalar(dtype array, scalar_kind s) noexcept {
   return array;
 }
 
+/// numpy.can_cast(from, to, casting="same_kind"): what an in-place operation (`a += x`) may store
+/// back. Allowed when `to`'s kind is not below `from`'s, in NumPy's order bool < unsigned < signed
+/// < floating < complex (so uint64 -> int8 passes, int64 -> uint8 and float64 -> int32 do not).
+constexpr bool can_cast_same_kind(dtype from, dtype to) noexcept {
+  constexpr auto rank = [](dtype_kind k) {
+    switch (k) {
+      case dtype_kind::boolean:
+        return 0;
+      case dtype_kind::unsigned_integer:
+        return 1;
+      case dtype_kind::signed_integer:
+        return 2;
+      case dtype_kind::floating:
+        return 3;
+      case dtype_kind::complex:
+        return 4;
+    }
+    return 0;
+  };
+  return rank(kind(to)) >= rank(kind(from));
+}
+
 /// The C++ element type of `A op B` for arrays of element types A and B.
 template <array_element A, array_element B>
 using promote_t = type_of<promote_types(dtype_of<A>, dtype_of<B>)>;
@@ -180,5 +202,7 @@ static_assert(promote_types(dtype::int32, dtype::float32) == dtype::float64);
 static_assert(promote_types(dtype::uint64, dtype::int64) == dtype::float64);
 static_assert(promote_types(dtype::float16, dtype::int8) == dtype::float16);
 static_assert(std::is_same_v<promote_t<__half, std::int8_t>, __half>);
+static_assert(can_cast_same_kind(dtype::uint64, dtype::int8) && !can_cast_same_kind(dtype::int64, dtype::uint8));
+static_assert(can_cast_same_kind(dtype::float64, dtype::float16) && !can_cast_same_kind(dtype::float64, dtype::int32));
 
 }  // namespace ndcuda

@@ -126,11 +126,11 @@ distributed_array<T> arange(double start, double stop, double step, const commun
     if constexpr (is_integral(dtype_of<T>)) {
       const ndarray<std::int64_t> i =
           ndcuda::arange<std::int64_t>(static_cast<double>(r.begin), static_cast<double>(r.end), 1.0, st);
-      out = i * static_cast<std::int64_t>(step) + static_cast<std::int64_t>(start);
+      out.assign(i * static_cast<std::int64_t>(step) + static_cast<std::int64_t>(start));
     } else {
       const ndarray<double> i =
           ndcuda::arange<double>(static_cast<double>(r.begin), static_cast<double>(r.end), 1.0, st);
-      out = i * step + start;
+      out.assign(i * step + start);
     }
     shards.push_back(std::move(out));
   }

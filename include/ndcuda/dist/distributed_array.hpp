@@ -38,6 +38,13 @@ ndarray<T> slab(const ndarray<T>& a, int axis, block_range r) {
 /// ndarray on its rank's device, ordered on comm().stream(local): work on different GPUs runs in
 /// parallel, and cross-device ordering goes through events and NCCL, never host waits.
 template <array_element T>
+class distributed_array;
+template <class T>
+inline constexpr bool is_distributed_array = false;
+template <class T>
+inline constexpr bool is_distributed_array<distributed_array<T>> = true;
+
+template <array_element T>
 class distributed_array {
  public:
   using value_type = T;
@@ -76,16 +83,34 @@ class distributed_array {
 
   distributed_array(const distributed_array&) = default;
   distributed_array(distributed_array&&) noexcept = default;
-  /// Assignment rebinds the handle (unlike ndarray, whose `=` writes elements): a distributed
-  /// array is a container of shards, and a new sharding must be able to replace the old one.
+  /// Assignment rebinds the handle, as for ndarray (NumPy's `d = x`): `d = a + b;` evaluates into
+  /// new shards. Writes into the existing shards are spelled d.assign(x) and `d += x`.
   distributed_array& operator=(const distributed_array&) = default;
   distributed_array& operator=(distributed_array&&) noexcept = default;
   ~distributed_array() = default;
 
-  /// Writes an expression into the existing shards (one fused kernel per shard, no allocation).
-  template <distributed_expression X>
-  distributed_array& assign(const X& x) {
-    x.assign_to(*this);
+  /// Writes into the existing shards, no allocation: an expression (one fused kernel per shard),
+  /// a weak scalar (every element), or a distributed array of the same shape, sharding and
+  /// communicator (shard by shard; reshard() it first otherwise).
+  template <class X>
+  const distributed_array& assign(const X& x) const {
+    if constexpr (distributed_expression<X>) {
+      x.assign_to(*this);
+    } else if constexpr (is_distributed_array<X>) {
+      if (x.shape() != shape_ || x.spec() != spec_ || !(x.comm() == comm_)) {
+        throw shape_error("distributed assign: the source has shape " + format_shape(x.shape()) + " sharded " +
+                          describe(x.spec()) + ", the target " + format_shape(shape_) + " sharded " + describe(spec_) +
+                          "; reshard() the source to the target's sharding first");
+      }
+      for (std::size_t l = 0; l < shards_.size(); ++l) {
+        shards_[l].assign(x.local_shards()[l]);
+      }
+    } else {
+      static_assert(weak_scalar<X>, "distributed_array::assign takes an expression, a distributed array or a scalar");
+      for (const auto& s : shards_) {
+        s.assign(x);
+      }
+    }
     return *this;
   }
 
@@ -151,11 +176,6 @@ class distributed_array {
   sharding spec_;
   std::vector<ndarray<T>> shards_;
 };
-
-template <class T>
-inline constexpr bool is_distributed_array = false;
-template <class T>
-inline constexpr bool is_distributed_array<distributed_array<T>> = true;
 
 }  // namespace ndcuda::dist
 

@@ -147,7 +147,7 @@ struct distributed_expr {
     std::vector<ndarray<E>> shards;
     for (int l = 0; l < p.comm->local_size(); ++l) {
       ndarray<E> out = empty<E>(shard_shape(p.shape, p.spec, p.comm->size(), p.comm->rank(l)), p.comm->stream(l));
-      out = shard_expression(l, p);
+      out.assign(shard_expression(l, p));
       shards.push_back(std::move(out));
     }
     return distributed_array<E>(*p.comm, p.shape, p.spec, std::move(shards));
@@ -164,8 +164,7 @@ struct distributed_expr {
                         " communicator)");
     }
     for (int l = 0; l < p.comm->local_size(); ++l) {
-      ndarray<E> target = out.local_shard(l);
-      target = shard_expression(l, p);
+      out.local_shard(l).assign(shard_expression(l, p));
     }
   }
 };
@@ -238,6 +237,50 @@ NDCUDA_DIST_UNARY(conj)
 
 #undef NDCUDA_DIST_UNARY
 #undef NDCUDA_DIST_BINARY
+
+namespace detail {
+
+/// `update(shard, operand)` on each local shard of `a`, after checking on the host that `y`
+/// broadcasts to a's shape and sharding (an in-place update cannot change either).
+template <class T, class Y, class Update>
+void update_shards(const distributed_array<T>& a, const Y& y, Update update) {
+  const expression_plan p = make_plan(map([](const auto& t, const auto&) { return t; }, a, y));
+  if (p.shape != a.shape() || p.spec != a.spec()) {
+    throw shape_error("non-broadcastable output operand with shape " + format_shape(a.shape()) + " sharded " +
+                      describe(a.spec()) + " doesn't match the broadcast shape " + format_shape(p.shape) + " sharded " +
+                      describe(p.spec));
+  }
+  for (int l = 0; l < a.comm().local_size(); ++l) {
+    ndarray<T> shard = a.local_shard(l);
+    update(shard, shard_operand(y, l, p));
+  }
+}
+
+template <class A>
+concept writable_distributed_array =
+    is_distributed_array<std::remove_cvref_t<A>> && !std::is_const_v<std::remove_reference_t<A>>;
+
+}  // namespace detail
+
+// Compound assignment, shard by shard in place: each shard's own `+=` (NumPy's same_kind casting).
+#define NDCUDA_DIST_COMPOUND(op)                                                                               \
+  template <class A, distributed_operand Y>                                                                    \
+  requires detail::writable_distributed_array<A> A && operator op(A&& a, const Y& y) {                         \
+    detail::update_shards(                                                                                     \
+        a, y, [](ndarray<typename std::remove_cvref_t<A>::value_type>& shard, const auto& v) { shard op v; }); \
+    return std::forward<A>(a);                                                                                 \
+  }
+NDCUDA_DIST_COMPOUND(+=)
+NDCUDA_DIST_COMPOUND(-=)
+NDCUDA_DIST_COMPOUND(*=)
+NDCUDA_DIST_COMPOUND(/=)
+NDCUDA_DIST_COMPOUND(%=)
+NDCUDA_DIST_COMPOUND(&=)
+NDCUDA_DIST_COMPOUND(|=)
+NDCUDA_DIST_COMPOUND(^=)
+NDCUDA_DIST_COMPOUND(<<=)
+NDCUDA_DIST_COMPOUND(>>=)
+#undef NDCUDA_DIST_COMPOUND
 
 }  // namespace ndcuda::dist
 

@@ -33,8 +33,7 @@ inline std::pair<index_t, index_t> outer_inner(const shape_t& shape, int axis) {
 /// src's).
 template <array_element T>
 void write_into(const ndarray<T>& dst, const ndarray<T>& src) {
-  ndarray<T> target = dst;
-  target = src;
+  dst.assign(src);
 }
 
 /// Copies `src` (C-contiguous, device `src.device()`) into the view `dst`: directly when both

@@ -35,16 +35,16 @@ constexpr const char* reduction_name(reduction k) noexcept {
 template <reduction K, array_element T>
 auto reduce_shard(const ndarray<T>& x, int axis, bool keepdims) {
   if constexpr (K == reduction::sum) {
-    return axis < 0 ? ndcuda::sum(x) : ndcuda::sum(x, axis, keepdims);
+    return axis < 0 ? ndcuda::sum(x) : ndcuda::sum(x, axis, keepdims_t{keepdims});
   } else if constexpr (K == reduction::prod) {
-    return axis < 0 ? ndcuda::prod(x) : ndcuda::prod(x, axis, keepdims);
+    return axis < 0 ? ndcuda::prod(x) : ndcuda::prod(x, axis, keepdims_t{keepdims});
   } else if constexpr (K == reduction::min) {
-    return axis < 0 ? ndcuda::min(x) : ndcuda::min(x, axis, keepdims);
+    return axis < 0 ? ndcuda::min(x) : ndcuda::min(x, axis, keepdims_t{keepdims});
   } else if constexpr (K == reduction::max) {
-    return axis < 0 ? ndcuda::max(x) : ndcuda::max(x, axis, keepdims);
+    return axis < 0 ? ndcuda::max(x) : ndcuda::max(x, axis, keepdims_t{keepdims});
   } else {
     using mean_t = typename decltype(ndcuda::mean(x))::value_type;
-    return axis < 0 ? ndcuda::sum<mean_t>(x) : ndcuda::sum<mean_t>(x, axis, keepdims);
+    return axis < 0 ? ndcuda::sum<mean_t>(x) : ndcuda::sum<mean_t>(x, axis, keepdims_t{keepdims});
   }
 }
 
@@ -89,7 +89,7 @@ void combine(std::vector<ndarray<R>>& partials, const communicator& comm) {
   }
   comm.exchange(messages);
   for (std::size_t l = 0; l < partials.size(); ++l) {
-    partials[l].rebind(reduce_shard<K>(stacks[l], 0, false));
+    partials[l] = reduce_shard<K>(stacks[l], 0, false);
   }
 }
 
@@ -164,15 +164,16 @@ auto as_distributed(const X& x) {
 // Over every element: a 0-d replicated array (local_shard(0).item() reads it). Along `axis`:
 // replicated when `axis` is the sharded one (NCCL combines the partials), else sharded like the
 // input with no communication. Expressions are evaluated first.
-#define NDCUDA_DIST_REDUCTION(fn, kind)                                                          \
-  template <distributed_array_operand X>                                                         \
-  [[nodiscard]] auto fn(const X& x) {                                                            \
-    return detail::reduce<detail::reduction::kind>(detail::as_distributed(x), -1, false);        \
-  }                                                                                              \
-  template <distributed_array_operand X>                                                         \
-  [[nodiscard]] auto fn(const X& x, int axis, bool keepdims = false) {                           \
-    const auto a = detail::as_distributed(x);                                                    \
-    return detail::reduce<detail::reduction::kind>(a, normalize_axis(axis, a.ndim()), keepdims); \
+#define NDCUDA_DIST_REDUCTION(fn, kind)                                                                \
+  template <distributed_array_operand X>                                                               \
+  [[nodiscard]] auto fn(const X& x) {                                                                  \
+    return detail::reduce<detail::reduction::kind>(detail::as_distributed(x), -1, false);              \
+  }                                                                                                    \
+  template <distributed_array_operand X, class... O>                                                   \
+  requires(std::is_same_v<O, keepdims_t> && ...) [[nodiscard]] auto fn(const X& x, int axis, O... k) { \
+    const auto a = detail::as_distributed(x);                                                          \
+    const bool keep = (false || ... || k.value);                                                       \
+    return detail::reduce<detail::reduction::kind>(a, normalize_axis(axis, a.ndim()), keep);           \
   }
 
 NDCUDA_DIST_REDUCTION(sum, sum)

@@ -9,6 +9,7 @@
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
 #include <ndcuda/core/scalar.hpp>
+#include <ndcuda/ops/operations.hpp>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -63,6 +64,13 @@ struct expr {
   /// Writes into `out`'s memory, broadcasting to its shape (defined in ops/evaluate.hpp).
   template <array_element E>
   void assign_to(const ndarray<E>& out) const;
+
+  /// This expression converted to T as ndarray::astype converts, inside the same fused kernel
+  /// (no temporary): `nd::sum((a * b).astype<double>())`, `(x + 0.5f).astype<std::int32_t>()`.
+  template <array_element T>
+  [[nodiscard]] expr<detail::cast_op<dtype_of<std::remove_cv_t<T>>>, expr> astype() const {
+    return {{*this}};
+  }
 };
 
 namespace detail {

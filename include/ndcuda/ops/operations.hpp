@@ -8,8 +8,9 @@
 
 namespace ndcuda::detail {
 
-/// How a node is written: fn(a, b), ((T)(a op b)), ((T)(op a)), or (c ? a : b).
-enum class form : std::uint8_t { call, infix, prefix, where };
+/// How a node is written: fn(a, b), ((T)(a op b)), ((T)(op a)), (c ? a : b), or a conversion
+/// with astype's rules (rounded to the target dtype even when that computes in a wider type).
+enum class form : std::uint8_t { call, infix, prefix, where, cast };
 
 struct spelling {
   const char* text;  ///< helper name ("nd_add") or operator ("<")
@@ -76,6 +77,15 @@ struct where_op {
   static constexpr spelling spell{"?", form::where};
   static constexpr dtype input(dtype, dtype a, dtype b) noexcept { return promote_types(a, b); }
   static constexpr dtype result(dtype, dtype a, dtype b) noexcept { return promote_types(a, b); }
+};
+
+/// expr.astype<T>(): converts to D inside the fused kernel, with no temporary array.
+template <dtype D>
+struct cast_op {
+  static constexpr const char* name = "astype";
+  static constexpr spelling spell{"", form::cast};
+  static constexpr dtype input(dtype) noexcept { return D; }
+  static constexpr dtype result(dtype) noexcept { return D; }
 };
 
 #define NDCUDA_OPERATION(tag, text, how, input_rule, result_rule) \

@@ -4,6 +4,8 @@
 
 #include <ndcuda/ops/expression.hpp>
 #include <ndcuda/ops/operations.hpp>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 namespace ndcuda {
@@ -97,5 +99,46 @@ NDCUDA_BINARY(operator<<, left_shift, integer_only, "<< (left_shift) needs integ
 NDCUDA_BINARY(left_shift, left_shift, integer_only, "<< (left_shift) needs integer operands")
 NDCUDA_BINARY(operator>>, right_shift, integer_only, ">> (right_shift) needs integer operands")
 NDCUDA_BINARY(right_shift, right_shift, integer_only, ">> (right_shift) needs integer operands")
+
+namespace detail {
+
+template <class A>
+concept writable_array = is_ndarray<std::remove_cvref_t<A>> && !std::is_const_v<std::remove_reference_t<A>>;
+
+/// Stores `x` (which reads `target`) back into `target`, as NumPy's in-place ufuncs do: the result
+/// dtype must cast to the target's under the same_kind rule, else NumPy's UFuncTypeError.
+template <class E, class X>
+void assign_in_place(const ndarray<E>& target, const X& x, const char* ufunc) {
+  if constexpr (!can_cast_same_kind(X::type, dtype_of<E>)) {
+    throw type_error("Cannot cast ufunc '" + std::string(ufunc) + "' output from dtype('" + std::string(name(X::type)) +
+                     "') to dtype('" + std::string(name(dtype_of<E>)) +
+                     "') with casting rule 'same_kind': to store the result anyway, write "
+                     "`a(nd::ellipsis) = (a op x).astype<T>()`");
+  } else {
+    x.assign_to(target);
+  }
+}
+
+}  // namespace detail
+
+// Compound assignment updates the array's memory in place, as NumPy's `a += x` does: one fused
+// kernel, no allocation. Works on named arrays and on temporary views (`a(nd::slice(1, n)) *= 2`).
+#define NDCUDA_COMPOUND(op, fn, ufunc)                                           \
+  template <class A, operand Y>                                                  \
+  requires detail::writable_array<A> A && operator op(A&& a, Y&& y) {            \
+    detail::assign_in_place(a, fn(std::as_const(a), std::forward<Y>(y)), ufunc); \
+    return std::forward<A>(a);                                                   \
+  }
+NDCUDA_COMPOUND(+=, add, "add")
+NDCUDA_COMPOUND(-=, subtract, "subtract")
+NDCUDA_COMPOUND(*=, multiply, "multiply")
+NDCUDA_COMPOUND(/=, true_divide, "divide")
+NDCUDA_COMPOUND(%=, remainder, "remainder")
+NDCUDA_COMPOUND(&=, bitwise_and, "bitwise_and")
+NDCUDA_COMPOUND(|=, bitwise_or, "bitwise_or")
+NDCUDA_COMPOUND(^=, bitwise_xor, "bitwise_xor")
+NDCUDA_COMPOUND(<<=, left_shift, "left_shift")
+NDCUDA_COMPOUND(>>=, right_shift, "right_shift")
+#undef NDCUDA_COMPOUND
 
 }  // namespace ndcuda

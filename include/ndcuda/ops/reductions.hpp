@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -27,7 +28,10 @@ namespace ndcuda {
 class axes {
  public:
   axes() = default;
-  axes(int axis) : list_(std::vector<int>{axis}) {}  // NOLINT: implicit, as NumPy's axis=1
+  /// One axis. Not from bool: `sum(x, true)` must not mean axis 1 (write nd::keepdims).
+  template <std::integral I>
+  requires(!std::is_same_v<I, bool>) axes(I axis)  // NOLINT: implicit, as NumPy's axis=1
+      : list_(std::vector<int>{static_cast<int>(axis)}) {}
   axes(std::initializer_list<int> list) : list_(std::vector<int>(list)) {}
   explicit axes(std::vector<int> list) : list_(std::move(list)) {}
   /// nullopt: every axis.
@@ -36,6 +40,26 @@ class axes {
  private:
   std::optional<std::vector<int>> list_;
 };
+
+/// keepdims=True: `nd::sum(x, 1, nd::keepdims)`, or `nd::keepdims(flag)` for a value known at run
+/// time. A typed option, so that a bare `true` in a reduction's arguments never compiles.
+struct keepdims_t {
+  bool value = true;
+  [[nodiscard]] constexpr keepdims_t operator()(bool v) const noexcept { return keepdims_t{v}; }
+};
+inline constexpr keepdims_t keepdims{};
+
+/// var/std's delta degrees of freedom: `nd::var(x, 1, nd::ddof(1))`.
+struct ddof {
+  constexpr explicit ddof(int v) noexcept : value(v) {}
+  int value;
+};
+
+/// What a reduction takes after its axes, in any order: nd::keepdims, nd::ddof(n) (var and std
+/// only) and the stream to run on (default: the first array's stream).
+template <class O>
+concept reduce_option = std::is_same_v<std::remove_cvref_t<O>, keepdims_t> ||
+    std::is_same_v<std::remove_cvref_t<O>, ddof> || std::is_same_v<std::remove_cvref_t<O>, stream>;
 
 namespace detail {
 
@@ -116,6 +140,36 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
   }
 }
 
+/// The options of one reduction call, parsed from its trailing arguments.
+struct reduce_options {
+  bool keepdims = false;
+  int delta_dof = 0;
+  const stream* s = nullptr;
+
+  template <reduce_option... O>
+  explicit reduce_options(const O&... o) {
+    (set(o), ...);
+  }
+
+ private:
+  void set(const keepdims_t& k) { keepdims = k.value; }
+  void set(const ndcuda::ddof& d) { delta_dof = d.value; }
+  void set(const stream& st) { s = &st; }
+};
+
+template <reduce_kind K, class D, class X, class... O>
+auto reduce_with(const X& x, const std::optional<std::vector<int>>& axes, const O&... o) {
+  constexpr bool takes_ddof = K == reduce_kind::var || K == reduce_kind::std;
+  static_assert(takes_ddof || !(std::is_same_v<std::remove_cvref_t<O>, ddof> || ...),
+                "nd::ddof applies to nd::var and nd::std only");
+  static_assert(std::is_void_v<D> || takes_ddof || K == reduce_kind::sum || K == reduce_kind::prod ||
+                    K == reduce_kind::mean || K == reduce_kind::nansum || K == reduce_kind::nanmean,
+                "a result dtype (nd::sum<double>) applies to sum, prod, mean, nansum, nanmean, var and std, "
+                "as NumPy's dtype= does");
+  const reduce_options opt(o...);
+  return reduce<K, D>(x, axes, opt.keepdims, opt.s, takes_ddof ? opt.delta_dof : 0.0);
+}
+
 template <class X>
 auto reduce_norm(const X& x, double ord, const axes& ax, bool keepdims, const stream* s) {
   if (ord == 2) {
@@ -140,51 +194,34 @@ inline std::optional<std::vector<int>> one_axis(std::optional<int> axis) {
 
 }  // namespace detail
 
-// f(x, axes = all, keepdims = false [, stream]); D overrides the accumulator/result dtype.
-#define NDCUDA_TYPED_REDUCTION(fn, kind)                                                       \
-  template <class D = void, array_operand X>                                                   \
-  [[nodiscard]] auto fn(const X& x, const axes& ax = {}, bool keepdims = false) {              \
-    return detail::reduce<detail::reduce_kind::kind, D>(x, ax.list(), keepdims, nullptr, 0.0); \
-  }                                                                                            \
-  template <class D = void, array_operand X>                                                   \
-  [[nodiscard]] auto fn(const X& x, const axes& ax, bool keepdims, const stream& s) {          \
-    return detail::reduce<detail::reduce_kind::kind, D>(x, ax.list(), keepdims, &s, 0.0);      \
+// f(x [, axes] [, options...]): every axis unless axes are given, then nd::keepdims, nd::ddof(n)
+// (var and std) and a stream in any order. D overrides the accumulator/result dtype (NumPy's
+// dtype=): nd::sum<double>(x, 0).
+#define NDCUDA_REDUCTION(fn, kind)                                                   \
+  template <class D = void, array_operand X, reduce_option... O>                     \
+  [[nodiscard]] auto fn(const X& x, const axes& ax, const O&... o) {                 \
+    return detail::reduce_with<detail::reduce_kind::kind, D>(x, ax.list(), o...);    \
+  }                                                                                  \
+  template <class D = void, array_operand X, reduce_option... O>                     \
+  [[nodiscard]] auto fn(const X& x, const O&... o) {                                 \
+    return detail::reduce_with<detail::reduce_kind::kind, D>(x, std::nullopt, o...); \
   }
-#define NDCUDA_REDUCTION(fn, kind)                                                                \
-  template <array_operand X>                                                                      \
-  [[nodiscard]] auto fn(const X& x, const axes& ax = {}, bool keepdims = false) {                 \
-    return detail::reduce<detail::reduce_kind::kind, void>(x, ax.list(), keepdims, nullptr, 0.0); \
+// argmin/argmax: f(x [, axis] [, nd::keepdims] [, stream]) -> int64; no axis: the flat C-order index.
+#define NDCUDA_ARG_REDUCTION(fn, kind)                                                            \
+  template <array_operand X, reduce_option... O>                                                  \
+  [[nodiscard]] ndarray<std::int64_t> fn(const X& x, std::optional<int> axis, const O&... o) {    \
+    return detail::reduce_with<detail::reduce_kind::kind, void>(x, detail::one_axis(axis), o...); \
   }                                                                                               \
-  template <array_operand X>                                                                      \
-  [[nodiscard]] auto fn(const X& x, const axes& ax, bool keepdims, const stream& s) {             \
-    return detail::reduce<detail::reduce_kind::kind, void>(x, ax.list(), keepdims, &s, 0.0);      \
-  }
-// var/std: f(x, axes = all, ddof = 0, keepdims = false [, stream]).
-#define NDCUDA_DDOF_REDUCTION(fn, kind)                                                         \
-  template <class D = void, array_operand X>                                                    \
-  [[nodiscard]] auto fn(const X& x, const axes& ax = {}, int ddof = 0, bool keepdims = false) { \
-    return detail::reduce<detail::reduce_kind::kind, D>(x, ax.list(), keepdims, nullptr, ddof); \
-  }                                                                                             \
-  template <class D = void, array_operand X>                                                    \
-  [[nodiscard]] auto fn(const X& x, const axes& ax, int ddof, bool keepdims, const stream& s) { \
-    return detail::reduce<detail::reduce_kind::kind, D>(x, ax.list(), keepdims, &s, ddof);      \
-  }
-// argmin/argmax: f(x, axis = none (flat C-order index), keepdims = false [, stream]) -> int64.
-#define NDCUDA_ARG_REDUCTION(fn, kind)                                                                                \
-  template <array_operand X>                                                                                          \
-  [[nodiscard]] ndarray<std::int64_t> fn(const X& x, std::optional<int> axis = std::nullopt, bool keepdims = false) { \
-    return detail::reduce<detail::reduce_kind::kind, void>(x, detail::one_axis(axis), keepdims, nullptr, 0.0);        \
-  }                                                                                                                   \
-  template <array_operand X>                                                                                          \
-  [[nodiscard]] ndarray<std::int64_t> fn(const X& x, std::optional<int> axis, bool keepdims, const stream& s) {       \
-    return detail::reduce<detail::reduce_kind::kind, void>(x, detail::one_axis(axis), keepdims, &s, 0.0);             \
+  template <array_operand X, reduce_option... O>                                                  \
+  [[nodiscard]] ndarray<std::int64_t> fn(const X& x, const O&... o) {                             \
+    return detail::reduce_with<detail::reduce_kind::kind, void>(x, std::nullopt, o...);           \
   }
 
-NDCUDA_TYPED_REDUCTION(sum, sum)
-NDCUDA_TYPED_REDUCTION(prod, prod)
-NDCUDA_TYPED_REDUCTION(mean, mean)
-NDCUDA_TYPED_REDUCTION(nansum, nansum)
-NDCUDA_TYPED_REDUCTION(nanmean, nanmean)
+NDCUDA_REDUCTION(sum, sum)
+NDCUDA_REDUCTION(prod, prod)
+NDCUDA_REDUCTION(mean, mean)
+NDCUDA_REDUCTION(nansum, nansum)
+NDCUDA_REDUCTION(nanmean, nanmean)
 NDCUDA_REDUCTION(min, min)
 NDCUDA_REDUCTION(amin, min)
 NDCUDA_REDUCTION(max, max)
@@ -193,41 +230,43 @@ NDCUDA_REDUCTION(nanmin, nanmin)
 NDCUDA_REDUCTION(nanmax, nanmax)
 NDCUDA_REDUCTION(any, any)
 NDCUDA_REDUCTION(count_nonzero, count_nonzero)
-NDCUDA_DDOF_REDUCTION(var, var)
-NDCUDA_DDOF_REDUCTION(std, std)
+NDCUDA_REDUCTION(var, var)
+NDCUDA_REDUCTION(std, std)
 NDCUDA_ARG_REDUCTION(argmin, argmin)
 NDCUDA_ARG_REDUCTION(argmax, argmax)
 
-#undef NDCUDA_TYPED_REDUCTION
 #undef NDCUDA_REDUCTION
-#undef NDCUDA_DDOF_REDUCTION
 #undef NDCUDA_ARG_REDUCTION
 
 /// numpy.linalg.vector_norm over `ax`: ord 2 (sqrt of the sum of |x|^2, not rescaled), 1 (sum of
 /// |x|), inf (max |x|) or -inf (min |x|). Complex input gives its real dtype, integers float64.
-template <array_operand X>
-[[nodiscard]] auto norm(const X& x, double ord = 2, const axes& ax = {}, bool keepdims = false) {
-  return detail::reduce_norm(x, ord, ax, keepdims, nullptr);
-}
-template <array_operand X>
-[[nodiscard]] auto norm(const X& x, double ord, const axes& ax, bool keepdims, const stream& s) {
-  return detail::reduce_norm(x, ord, ax, keepdims, &s);
+/// Options as the other reductions: nd::norm(x, 2, 1, nd::keepdims).
+template <array_operand X, reduce_option... O>
+[[nodiscard]] auto norm(const X& x, double ord = 2, const axes& ax = {}, const O&... o) {
+  static_assert(!(std::is_same_v<std::remove_cvref_t<O>, ddof> || ...), "nd::ddof applies to nd::var and nd::std only");
+  const detail::reduce_options opt(o...);
+  return detail::reduce_norm(x, ord, ax, opt.keepdims, opt.s);
 }
 
 /// all(): nd::all is also the whole-axis index of a(nd::all, 3), so the reduction is its call
-/// operator: nd::all(x, axes = all, keepdims = false [, stream]).
+/// operator, with the options of the other reductions: nd::all(x [, axes] [, nd::keepdims] [, stream]).
 template <class X, class... A>
-auto all_t::operator()(const X& x, A&&... a) const {
+auto all_t::operator()(const X& x, const A&... a) const {
   static_assert(array_operand<X>, "nd::all(x, ...) reduces an array or an expression");
-  const auto call = [&x](const axes& ax = {}, bool keepdims = false, const stream* s = nullptr) {
-    return detail::reduce<detail::reduce_kind::all, void>(x, ax.list(), keepdims, s, 0.0);
-  };
-  if constexpr (sizeof...(A) == 3) {
-    return
-        [&](const axes& ax, bool keepdims, const stream& s) { return call(ax, keepdims, &s); }(std::forward<A>(a)...);
+  if constexpr (sizeof...(A) > 0 && !(reduce_option<A> && ...)) {
+    return [&x](const axes& ax, const auto&... o) {
+      static_assert((reduce_option<decltype(o)> && ...),
+                    "nd::all(x, axes, options...) takes nd::keepdims and a stream after the axes");
+      return detail::reduce_with<detail::reduce_kind::all, void>(x, ax.list(), o...);
+    }(a...);
   } else {
-    return call(std::forward<A>(a)...);
+    return detail::reduce_with<detail::reduce_kind::all, void>(x, std::nullopt, a...);
   }
+}
+
+template <class X, class... A>
+auto all_t::operator()(const X& x, std::initializer_list<int> ax, const A&... a) const {
+  return (*this)(x, axes(ax), a...);
 }
 
 }  // namespace ndcuda

@@ -1,0 +1,27 @@
+// Spellings that must not compile, one per NDCUDA_MISUSE value (0: the control, which must). Each
+// is a trap for code ported from NumPy, where the same line would silently mean something else.
+#include <ndcuda/ndcuda.hpp>
+
+namespace nd = ndcuda;
+
+void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y) {
+#if NDCUDA_MISUSE == 0
+  // The intended spellings of each case below.
+  auto v = nd::var(x, 1, nd::ddof(1), nd::keepdims);
+  auto s = nd::sum(x, nd::keepdims);
+  x(nd::ellipsis) = 3;
+  x = y.astype<float>();
+  (void)v;
+  (void)s;
+#elif NDCUDA_MISUSE == 1
+  auto v = nd::var(x, 1, true);  // would be ddof=1 in a positional API: keepdims must be typed
+  (void)v;
+#elif NDCUDA_MISUSE == 2
+  auto s = nd::sum(x, true);  // would be axis=1 through bool -> int
+  (void)s;
+#elif NDCUDA_MISUSE == 3
+  x = 3;  // NumPy would rebind x to a scalar; a fill is x(nd::ellipsis) = 3
+#elif NDCUDA_MISUSE == 4
+  x = y;  // NumPy would rebind x to a float64 array; ndarray<float> cannot hold one
+#endif
+}
