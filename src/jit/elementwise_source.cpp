@@ -52,9 +52,11 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
   for (dtype t : signature.in) {
     in_types.emplace_back(cuda_type_name(t));
   }
+  // A half type can also appear inside the body alone (expr.astype<__half>() in a float tree).
   const auto uses = [&](dtype t) {
     return signature.out == t || std::find(signature.in.begin(), signature.in.end(), t) != signature.in.end() ||
-           std::find(signature.scalars.begin(), signature.scalars.end(), t) != signature.scalars.end();
+           std::find(signature.scalars.begin(), signature.scalars.end(), t) != signature.scalars.end() ||
+           body.find(cuda_type_name(t)) != std::string_view::npos;
   };
   const std::string kernel = elementwise_kernel_name(name, plan);
   const std::string index = index_type(plan);

@@ -22,7 +22,8 @@ std::string index_type(const reduction_plan& plan) {
 std::string header(const reduction_signature& sig) {
   const auto uses = [&](dtype t) {
     return sig.spec.value == t || sig.spec.out == t || std::find(sig.in.begin(), sig.in.end(), t) != sig.in.end() ||
-           std::find(sig.scalars.begin(), sig.scalars.end(), t) != sig.scalars.end();
+           std::find(sig.scalars.begin(), sig.scalars.end(), t) != sig.scalars.end() ||
+           sig.map_statement.find(cuda_type_name(t)) != std::string::npos;  // astype<__half>() in the map
   };
   std::string s;
   if (uses(dtype::float16)) {

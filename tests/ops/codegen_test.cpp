@@ -152,4 +152,10 @@ TEST(OpsCodegen, GeneratedKernelsCompileWithNvrtc) {
       sm90));
   EXPECT_NO_THROW(nd::detail::compile_expression(
       state_of<double>(nd::abs(z) + nd::real(z) + nd::isnan(z) + (z != 1.0) + nd::real(nd::log(z))), sm90));
+  // astype inside a tree whose leaves and output never name the target type: its header must
+  // still be included (float16 and bfloat16 rounding in a float32 computation).
+  EXPECT_NO_THROW(nd::detail::compile_expression(
+      state_of<float>(f - (f * 2.0f).astype<__half>() + (f + 1.0f).astype<__nv_bfloat16>() +
+                      (f * 3.0f).astype<std::int8_t>() + (f > 0.0f).astype<double>()),
+      sm90));
 }
