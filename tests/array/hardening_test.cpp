@@ -9,6 +9,7 @@
 #include <iostream>
 #include <limits>
 #include <ndcuda/ndcuda.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -230,6 +231,9 @@ TEST(ArrayHardeningGpu, ValidShapesTooLargeForTheDeviceAreOutOfMemory) {
   // 2^62 bytes: a valid shape (NumPy would try too), far beyond any device.
   EXPECT_THROW((void)nd::empty<float>({1LL << 60}, s), nd::out_of_memory);
   EXPECT_THROW((void)nd::zeros<std::uint8_t>({1LL << 50}, s), nd::out_of_memory);  // 1 PiB
+  // A host range that wraps the address space is no buffer: refused before the driver is asked.
+  const auto* near_end = reinterpret_cast<const void*>(std::numeric_limits<std::uintptr_t>::max() - 15);
+  EXPECT_THROW((void)nd::is_pinned(near_end, 64, 0), nd::error);
   // Nothing was launched over a short buffer: the device still works.
   auto a = nd::arange<float>(0.0, 1000.0, 1.0, s);
   const std::vector<float> back = a.to_host();
@@ -237,4 +241,44 @@ TEST(ArrayHardeningGpu, ValidShapesTooLargeForTheDeviceAreOutOfMemory) {
   for (std::size_t i = 0; i < back.size(); ++i) {
     ASSERT_EQ(back[i], static_cast<float>(i));
   }
+}
+
+TEST(ArrayHardeningGpu, CaptureRefusesQueryAndAHugeAllocationAndGoesOn) {
+  NDCUDA_REQUIRE_GPU();
+  nd::stream s(0);
+  constexpr nd::index_t n = 4096;
+  std::vector<float> x(n);
+  std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
+  for (auto& v : x) {
+    v = dist(nd::testing::rng());
+  }
+  const auto a = nd::asarray<float>(x, {n}, s);
+  const auto out = nd::empty<float>({n}, s);
+  s.synchronize();
+  nd::graph g;
+  {
+    nd::capture_scope scope(s);
+    // cudaStreamQuery would invalidate the capture: refused first.
+    EXPECT_THROW((void)s.query(), nd::capture_error);
+    // 1 PiB from the capture's stream-ordered pool: out_of_memory, CUDA not asked.
+    try {
+      (void)nd::empty<std::uint8_t>({1LL << 50}, s);
+      ADD_FAILURE() << "1 PiB was allocated inside a capture";
+    } catch (const nd::out_of_memory& e) {
+      const std::string what = e.what();
+      EXPECT_TRUE(contains(what, "allocate(1125899906842624 bytes = 1 PiB)")) << what;
+      EXPECT_TRUE(contains(what, "capture goes on")) << what;
+    }
+    EXPECT_TRUE(s.is_capturing());
+    out(nd::ellipsis) = a * 2.0f + 1.0f;  // still recording
+    g = scope.end();
+  }
+  g.launch(s);
+  const std::vector<float> got = out.to_host();
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    // x * 2 is exact, so an FMA and two roundings agree.
+    ASSERT_EQ(got[i], static_cast<float>(static_cast<double>(x[i]) * 2.0 + 1.0)) << i;
+  }
+  EXPECT_TRUE(s.query());  // after synchronising (to_host), outside any capture
 }

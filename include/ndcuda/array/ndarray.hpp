@@ -120,8 +120,7 @@ class ndarray {
   [[nodiscard]] index_t offset() const noexcept { return layout_.offset; }
   [[nodiscard]] const view_layout& layout() const noexcept { return layout_; }
   [[nodiscard]] int ndim() const noexcept { return static_cast<int>(layout_.shape.size()); }
-  /// Cannot overflow: the constructor checked that size() * sizeof(E) fits int64.
-  [[nodiscard]] index_t size() const noexcept {
+  [[nodiscard]] index_t size() const noexcept {  // exact: the constructor checked the bytes fit int64
     index_t n = 1;
     for (index_t d : layout_.shape) {
       n *= d;
@@ -204,8 +203,7 @@ class ndarray {
   // ---- host I/O ---------------------------------------------------------------------------------
 
   /// The elements in C order, whatever the strides. Waits for the stream (capture_error while it
-  /// is capturing a graph).
-  /// Host memory that cannot be had throws out_of_memory naming the host.
+  /// is capturing a graph); out_of_memory naming the host when the host copy cannot be allocated.
   [[nodiscard]] std::vector<E> to_host() const {
     std::vector<E> out = host_vector<E>(static_cast<std::size_t>(size()), "to_host()");
     if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
