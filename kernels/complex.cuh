@@ -69,25 +69,35 @@ struct alignas(2 * sizeof(T)) complex {
   complex& operator/=(const complex<U>& z);
 };
 
-// Smith's algorithm: scales by the larger component so |z|^2 neither overflows nor underflows
-// where the quotient itself is representable (what libstdc++ and CUDA's cuCdiv guard against too).
+// NumPy's complex division, operation for operation (numpy/_core/src/umath/loops.c.src,
+// @TYPE@_divide): Smith's algorithm, which scales by the larger component so |z|^2 neither
+// overflows nor underflows where the quotient is representable, and, for a zero divisor, each
+// component divided by +0 ((1+1j)/0 is inf+infj, (1+0j)/0 is inf+nanj, 0/0 is nan+nanj), where
+// the plain formula would give nan+nanj. NaN divisors take the second branch and give NaNs.
 template <class T>
 template <class U>
 complex<T>& complex<T>::operator/=(const complex<U>& z) {
   const T c = T(z.real());
   const T d = T(z.imag());
+  const T c_abs = ::fabs(c);
+  const T d_abs = ::fabs(d);
   T r;
   T i;
-  if (::fabs(c) >= ::fabs(d)) {
-    const T ratio = d / c;
-    const T denominator = c + d * ratio;
-    r = (re + im * ratio) / denominator;
-    i = (im - re * ratio) / denominator;
+  if (c_abs >= d_abs) {
+    if (c_abs == T(0) && d_abs == T(0)) {
+      r = re / c_abs;
+      i = im / c_abs;
+    } else {
+      const T ratio = d / c;
+      const T scale = T(1) / (c + d * ratio);
+      r = (re + im * ratio) * scale;
+      i = (im - re * ratio) * scale;
+    }
   } else {
     const T ratio = c / d;
-    const T denominator = c * ratio + d;
-    r = (re * ratio + im) / denominator;
-    i = (im * ratio - re) / denominator;
+    const T scale = T(1) / (d + c * ratio);
+    r = (re * ratio + im) * scale;
+    i = (im * ratio - re) * scale;
   }
   re = r;
   im = i;

@@ -1,6 +1,7 @@
 // NumPy's view rules on plain (shape, strides, offset) values; see include/ndcuda/array/view_math.hpp.
 #include <algorithm>
 #include <ndcuda/array/view_math.hpp>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <string>
 #include <utility>
@@ -34,11 +35,12 @@ resolved_slice resolve_slice(const slice& s, index_t n) {
   };
   const index_t start = clamp(s.start, down ? upper : lower);
   const index_t stop = clamp(s.stop, down ? lower : upper);
+  // ceil(distance / |step|), written so that no step (INT64_MIN included) can overflow.
   index_t length = 0;
   if (!down && stop > start) {
-    length = (stop - start + s.step - 1) / s.step;
+    length = (stop - start - 1) / s.step + 1;
   } else if (down && start > stop) {
-    length = (start - stop - s.step - 1) / -s.step;
+    length = 1 - (start - stop - 1) / s.step;
   }
   return {start, length};
 }
@@ -90,13 +92,21 @@ view_layout apply_index(const view_layout& v, std::span<const index_item> index)
         throw shape_error("index " + std::to_string(*i) + " is out of bounds for axis " + std::to_string(axis) +
                           " with size " + std::to_string(n));
       }
-      out.offset += k * v.strides[a];
+      out.offset = checked_add(out.offset, checked_mul(k, v.strides[a], "index offset"), "index offset");
       ++axis;
     } else if (const auto* s = std::get_if<slice>(&item)) {
       const resolved_slice r = resolve_slice(*s, v.shape[a]);
-      out.offset += r.length > 0 ? r.start * v.strides[a] : 0;
+      if (r.length > 0) {
+        out.offset = checked_add(out.offset, checked_mul(r.start, v.strides[a], "slice offset"), "slice offset");
+      }
+      // A step beyond the extent leaves at most one element, whose stride is never used (NumPy
+      // gives 0 there too); only then may stride * step overflow.
+      index_t stride = 0;
+      if (!try_mul(v.strides[a], s->step, stride)) {
+        stride = r.length <= 1 ? 0 : checked_mul(v.strides[a], s->step, "slice stride");
+      }
       out.shape.push_back(r.length);
-      out.strides.push_back(v.strides[a] * s->step);
+      out.strides.push_back(stride);
       ++axis;
     } else if (std::holds_alternative<all_t>(item)) {
       keep_rest(1);
@@ -115,6 +125,7 @@ shape_t resolve_reshape(index_t size, std::span<const index_t> requested) {
   shape_t shape(requested.begin(), requested.end());
   int unknown = -1;
   index_t known = 1;
+  bool overflow = false;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       if (unknown >= 0) {
@@ -123,8 +134,8 @@ shape_t resolve_reshape(index_t size, std::span<const index_t> requested) {
       unknown = static_cast<int>(i);
     } else if (shape[i] < 0) {
       throw shape_error("negative dimensions not allowed");
-    } else {
-      known *= shape[i];
+    } else if (!overflow && !try_mul(known, shape[i], known)) {
+      overflow = true;  // more elements than any array has: a mismatch, reported below
     }
   }
   const auto mismatch = [&] {
@@ -135,19 +146,28 @@ shape_t resolve_reshape(index_t size, std::span<const index_t> requested) {
     text += shape.size() == 1 ? ",)" : ")";
     return shape_error("cannot reshape array of size " + std::to_string(size) + " into shape " + text);
   };
+  if (size < 0) {
+    throw shape_error("cannot reshape array of negative size " + std::to_string(size));
+  }
   if (unknown >= 0) {
-    if (known == 0 || size % known != 0) {
+    if (overflow || known == 0 || size % known != 0) {
       throw mismatch();
     }
     shape[static_cast<std::size_t>(unknown)] = size / known;
-  } else if (known != size) {
+  } else if (overflow || known != size) {
     throw mismatch();
   }
   return shape;
 }
 
 std::optional<strides_t> reshape_strides(const view_layout& v, std::span<const index_t> new_shape) {
-  if (is_c_contiguous(v.shape, v.strides) || shape_size(v.shape) == 0) {
+  const index_t size = shape_size(v.shape);
+  if (shape_size(new_shape) != size) {  // the walk below relies on equal sizes to stay in bounds
+    throw shape_error("reshape_strides: shape " + format_shape(new_shape) + " does not have the " +
+                      std::to_string(size) + " elements of shape " + format_shape(v.shape) +
+                      "; resolve it with resolve_reshape first");
+  }
+  if (is_c_contiguous(v.shape, v.strides) || size == 0) {
     return c_strides(new_shape);
   }
   // Extent-1 axes are dropped first: their strides say nothing about the layout.
@@ -289,18 +309,14 @@ namespace {
 // [first byte, one past the last byte] an array touches; empty when it has no elements.
 std::pair<std::uintptr_t, std::uintptr_t> byte_range(std::uintptr_t data, std::size_t itemsize,
                                                      std::span<const index_t> shape, std::span<const index_t> strides) {
-  index_t low = 0;
-  index_t high = 0;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0) {
-      return {data, data};
-    }
-    const index_t reach = strides[d] * (shape[d] - 1);
-    (reach < 0 ? low : high) += reach;
+  const element_reach reach = checked_reach(shape, strides);
+  if (shape_size(shape) == 0) {
+    return {data, data};
   }
-  const auto size = static_cast<index_t>(itemsize);
-  return {static_cast<std::uintptr_t>(static_cast<index_t>(data) + low * size),
-          static_cast<std::uintptr_t>(static_cast<index_t>(data) + (high + 1) * size)};
+  // Unsigned arithmetic: addresses wrap like pointers would, without signed overflow.
+  const auto size = static_cast<std::uintptr_t>(itemsize);
+  return {data + static_cast<std::uintptr_t>(reach.low) * size,
+          data + (static_cast<std::uintptr_t>(reach.high) + 1) * size};
 }
 
 }  // namespace

@@ -113,7 +113,17 @@ std::vector<device> devices() {
 
 device current_device() {
   int index = 0;
-  NDCUDA_CUDA_CHECK(cudaGetDevice(&index));
+  const cudaError_t rc = cudaGetDevice(&index);
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();
+    // No device at all (CUDA_VISIBLE_DEVICES="", no GPU, no driver): say so in ndcuda's words rather
+    // than cudaErrorNoDevice from a call the user never made. Every "current device" default
+    // (nd::stream, default_stream(), nd::zeros without a stream) passes through here.
+    if (device_count() == 0) {
+      require_devices(1);
+    }
+    detail::throw_cuda_error(rc, "cudaGetDevice(&index)", detail::source_location::current());
+  }
   return device(index);
 }
 

@@ -104,6 +104,13 @@ void stream::synchronize() const {
 }
 
 bool stream::query() const {
+  // cudaStreamQuery on a capturing stream is an illegal call that invalidates the capture.
+  if (is_capturing()) {
+    throw capture_error(
+        "stream::query() was called while the stream is capturing a CUDA graph; whether queued work has finished "
+        "cannot be asked of a capture (CUDA would invalidate it). Query after the capture ends, or query the stream "
+        "the graph is launched on");
+  }
   device_guard guard(device());
   cudaError_t rc = cudaStreamQuery(handle());
   if (rc == cudaErrorNotReady) {

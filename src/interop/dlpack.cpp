@@ -1,6 +1,11 @@
 // DLPack export and import: the only place that allocates or frees DLPack structs.
+#include <array>
 #include <cstdint>
+#include <cstdio>
+#include <ndcuda/core/checked_size.hpp>
+#include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/interop/dlpack.hpp>
+#include <ndcuda/interop/dlpack_array.hpp>
 #include <string>
 #include <utility>
 
@@ -58,11 +63,22 @@ Managed* make_managed(dlpack_export e) {
   return &holder.release()->managed;
 }
 
+std::string detail_format_address(std::uintptr_t address) {
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), "0x%llx", static_cast<unsigned long long>(address));
+  return text.data();
+}
+
 [[noreturn]] void refuse(const std::string& what) {
   throw dlpack_error("cannot import the DLPack tensor: " + what);
 }
 
-// Checks everything an ndarray relies on, before anything is allocated or consumed.
+// NumPy's limit (NPY_MAXDIMS): also keeps a lying ndim from making the import read or allocate
+// billions of extents.
+constexpr std::int32_t max_import_ndim = 64;
+
+// Checks everything an ndarray relies on, before anything is allocated or consumed. Every refusal
+// is a dlpack_error, whatever check finds it.
 dlpack_import check_tensor(const DLTensor& t, dtype expected) {
   const DLDataType dt = t.dtype;
   if (dt.lanes != 1) {
@@ -96,6 +112,10 @@ dlpack_import check_tensor(const DLTensor& t, dtype expected) {
   if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) {
     refuse("it has " + std::to_string(t.ndim) + " dimensions and " + (t.shape ? "a" : "no") + " shape");
   }
+  if (t.ndim > max_import_ndim) {
+    refuse("it has " + std::to_string(t.ndim) + " dimensions, more than the " + std::to_string(max_import_ndim) +
+           " NumPy allows");
+  }
   dlpack_import out;
   out.type = *held;
   out.device_type = t.device.device_type;
@@ -106,30 +126,66 @@ dlpack_import check_tensor(const DLTensor& t, dtype expected) {
       refuse("its shape " + format_shape(out.shape) + " has a negative extent");
     }
   }
-  // NULL strides meant C order before DLPack 1.0 (PyTorch still sends them for contiguous tensors).
-  out.strides = t.strides != nullptr ? strides_t(t.strides, t.strides + t.ndim) : c_strides(out.shape);
-  const index_t size = shape_size(out.shape);
-  if (t.data == nullptr && size != 0) {
+  const std::size_t item = itemsize(*held);
+  std::size_t bytes = 0;
+  element_reach reach;
+  try {
+    bytes = checked_nbytes(out.shape, item);
+    // NULL strides meant C order before DLPack 1.0 (PyTorch still sends them for contiguous tensors).
+    out.strides = t.strides != nullptr ? strides_t(t.strides, t.strides + t.ndim) : c_strides(out.shape);
+    check_view(out.shape, out.strides, 0, item, "DLPack tensor");
+    reach = checked_reach(out.shape, out.strides);
+  } catch (const shape_error& e) {
+    refuse(std::string("its shape and strides do not describe real memory: ") + e.what());
+  }
+  if (t.data == nullptr && bytes != 0) {
     refuse("its data pointer is NULL but its shape " + format_shape(out.shape) + " has elements");
   }
-  const auto first = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
-  if (size != 0 && first % element_alignment(*held) != 0) {
-    refuse("its first element (data + byte_offset " + std::to_string(t.byte_offset) + ") is not aligned to " +
-           std::to_string(element_alignment(*held)) + " bytes, as " + std::string(name(*held)) + " needs");
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data);
+  std::uintptr_t first = 0;
+  if (__builtin_add_overflow(base, t.byte_offset, &first)) {
+    refuse("data + byte_offset (" + std::to_string(t.byte_offset) + ") is beyond the address space");
   }
-  out.data = static_cast<char*>(t.data) + t.byte_offset;
+  if (bytes != 0) {
+    if (first % element_alignment(*held) != 0) {
+      refuse("its first element (data + byte_offset " + std::to_string(t.byte_offset) + ") is not aligned to " +
+             std::to_string(element_alignment(*held)) + " bytes, as " + std::string(name(*held)) + " needs");
+    }
+    // Every element's address must exist: check_view bounded the byte offsets by 2^63.
+    const auto below = static_cast<std::uintptr_t>(-reach.low) * item;
+    std::uintptr_t end = 0;
+    if (below > first || __builtin_add_overflow(first, (static_cast<std::uintptr_t>(reach.high) + 1) * item, &end)) {
+      refuse("its strides " + format_shape(out.strides) + " reach addresses outside the address space from " +
+             detail_format_address(first));
+    }
+  }
+  out.data = reinterpret_cast<void*>(first);
   return out;
 }
 
+// Owns the tensor from its construction on: made before anything else, so that nothing that can
+// fail comes between taking the tensor and handing it to a shared_ptr (whose constructor would run
+// the deleter on failure, consuming a tensor the caller still owns).
+template <class Managed>
+struct tensor_owner {
+  Managed* tensor = nullptr;
+  tensor_owner() = default;
+  tensor_owner(const tensor_owner&) = delete;
+  tensor_owner& operator=(const tensor_owner&) = delete;
+  ~tensor_owner() {
+    if (tensor != nullptr && tensor->deleter != nullptr) {
+      tensor->deleter(tensor);
+    }
+  }
+};
+
 template <class Managed>
 std::shared_ptr<const void> adopt(Managed* t) {
-  // The shared_ptr's deleter runs once, when the last ndarray sharing the memory goes.
-  return std::shared_ptr<const void>(t, [](const void* p) {
-    auto* managed = static_cast<Managed*>(const_cast<void*>(p));
-    if (managed->deleter != nullptr) {
-      managed->deleter(managed);
-    }
-  });
+  // The deleter runs once, when the last ndarray sharing the memory goes. make_shared allocates
+  // before the tensor is taken: if it throws, the tensor is still the caller's.
+  auto owner = std::make_shared<tensor_owner<Managed>>();
+  owner->tensor = t;
+  return std::shared_ptr<const void>(owner, t);
 }
 
 }  // namespace
@@ -186,11 +242,19 @@ DLManagedTensor* make_dl_managed_tensor(dlpack_export e) {
   return make_managed<DLManagedTensor>(std::move(e));
 }
 
-dlpack_import import_dl_managed_tensor(DLManagedTensor* t, dtype expected) {
+dlpack_import check_dl_managed_tensor(const DLManagedTensor* t, dtype expected) {
   if (t == nullptr) {
     refuse("the DLManagedTensor pointer is NULL");
   }
-  dlpack_import out = check_tensor(t->dl_tensor, expected);
+  return check_tensor(t->dl_tensor, expected);
+}
+
+std::shared_ptr<const void> adopt_dl_managed_tensor(DLManagedTensor* t) {
+  return adopt(t);
+}
+
+dlpack_import import_dl_managed_tensor(DLManagedTensor* t, dtype expected) {
+  dlpack_import out = check_dl_managed_tensor(t, expected);
   out.owner = adopt(t);
   return out;
 }
@@ -203,7 +267,7 @@ DLManagedTensorVersioned* make_dl_managed_tensor_versioned(dlpack_export e, bool
   return t;
 }
 
-dlpack_import import_dl_managed_tensor(DLManagedTensorVersioned* t, dtype expected) {
+dlpack_import check_dl_managed_tensor(const DLManagedTensorVersioned* t, dtype expected) {
   if (t == nullptr) {
     refuse("the DLManagedTensorVersioned pointer is NULL");
   }
@@ -214,10 +278,38 @@ dlpack_import import_dl_managed_tensor(DLManagedTensorVersioned* t, dtype expect
   if ((t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
     refuse("it is read-only and an ndarray is writable; copy it in the producer first");
   }
-  dlpack_import out = check_tensor(t->dl_tensor, expected);
+  return check_tensor(t->dl_tensor, expected);
+}
+
+std::shared_ptr<const void> adopt_dl_managed_tensor(DLManagedTensorVersioned* t) {
+  return adopt(t);
+}
+
+dlpack_import import_dl_managed_tensor(DLManagedTensorVersioned* t, dtype expected) {
+  dlpack_import out = check_dl_managed_tensor(t, expected);
   out.owner = adopt(t);
   return out;
 }
 #endif
 
+namespace detail {
+
+stream dlpack_import_stream(const dlpack_import& in, const std::optional<stream>& s) {
+  const int count = device_count();
+  if (in.device >= count) {
+    refuse("it is on CUDA device " + std::to_string(in.device) + " but " +
+           (count == 0 ? "no CUDA device is visible (" + device_unavailable_reason() + ")"
+                       : "only " + std::to_string(count) + " CUDA device(s) are visible (ordinals 0.." +
+                             std::to_string(count - 1) + ")") +
+           "; export it from a device this process sees, or check CUDA_VISIBLE_DEVICES");
+  }
+  if (s && s->device() != in.device) {
+    refuse("it is on CUDA device " + std::to_string(in.device) + " but the stream given is on device " +
+           std::to_string(s->device()) + "; pass a stream of device " + std::to_string(in.device) +
+           " (or none, for that device's default stream)");
+  }
+  return s ? *s : default_stream(in.device);
+}
+
+}  // namespace detail
 }  // namespace ndcuda

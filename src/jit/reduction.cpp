@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <ndcuda/array/storage.hpp>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/jit/launch.hpp>
 #include <ndcuda/ops/reduce_engine.hpp>
@@ -244,7 +245,8 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
   void* partials = nullptr;
   std::shared_ptr<const void> partials_owner;
   if (g.splits > 1) {
-    partials_owner = allocate_buffer(static_cast<std::size_t>(g.splits * plan.outputs) * partial_bytes, s, &partials);
+    const index_t partial_count = checked_mul(g.splits, plan.outputs, "reduction partials");
+    partials_owner = allocate_buffer(checked_bytes(partial_count, partial_bytes), s, &partials);
   }
   packed outer = pack(indexer_words(plan.outputs, plan.out_shape, plan.out_strides));
   packed inner = pack(indexer_words(plan.reduced, plan.red_shape, plan.red_strides));

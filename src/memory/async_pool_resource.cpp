@@ -30,6 +30,7 @@ std::size_t pool_attribute(cudaMemPool_t pool, cudaMemPoolAttr attribute) {
 
 struct async_pool_resource::impl {
   int device;
+  std::size_t total_memory = 0;  // no request beyond it can succeed
   bool owned = false;
   cudaMemPool_t pool = nullptr;
 
@@ -43,6 +44,7 @@ struct async_pool_resource::impl {
 
   impl(int d, const async_pool_options& options) : device(d) {
     const ndcuda::device dev(d);
+    total_memory = dev.total_memory();
     if (dev.attribute(cudaDevAttrMemoryPoolsSupported) == 0) {
       throw device_error("async_pool_resource: device " + std::to_string(d) + " (" + dev.name() +
                          ") does not support stream-ordered memory pools (cudaMallocAsync); use "
@@ -96,25 +98,42 @@ struct async_pool_resource::impl {
 
   void recycle(live_allocation* r) noexcept { records.give_back(r); }
 
-  [[noreturn]] void throw_out_of_memory(std::size_t bytes, const stream& s) const {
+  // `capturing`: the stream is capturing a graph, so nothing more is asked of CUDA (the pool's
+  // state queries included) and the message says the capture goes on.
+  [[noreturn]] void throw_out_of_memory(std::size_t bytes, const stream& s, bool capturing) const {
+    const bool never = bytes > total_memory;
     std::string message = "out of memory on device " + std::to_string(device) + ": allocate(" + std::to_string(bytes) +
                           " bytes = " + format_bytes(bytes) +
                           ") from the stream-ordered pool (cudaMallocAsync) on stream " +
                           detail::format_pointer(s.handle()) + " failed";
-    try {
-      message += "; pool: used " + format_bytes(used) + " in " + std::to_string(live.size()) +
-                 " allocations, reserved " + format_bytes(pool_attribute(pool, cudaMemPoolAttrReservedMemCurrent)) +
-                 ", release threshold " + format_bytes(pool_attribute(pool, cudaMemPoolAttrReleaseThreshold));
-      const ndcuda::device dev(device);
-      const memory_info info = dev.memory();
-      message += "; device " + std::to_string(device) + " (" + dev.name() + "): " + format_bytes(info.free) +
-                 " free of " + format_bytes(info.total);
-    } catch (...) {
+    if (never) {
+      message += ": the device has " + format_bytes(total_memory) + " in all, so CUDA was not asked";
     }
-    message +=
-        ". The pool was trimmed and the allocation retried once. Free arrays you no longer need, synchronize streams "
-        "whose frees are still queued, call free_all_blocks() on other pools of this device, or work in smaller "
-        "pieces";
+    if (!capturing) {
+      try {
+        message += "; pool: used " + format_bytes(used) + " in " + std::to_string(live.size()) +
+                   " allocations, reserved " + format_bytes(pool_attribute(pool, cudaMemPoolAttrReservedMemCurrent)) +
+                   ", release threshold " + format_bytes(pool_attribute(pool, cudaMemPoolAttrReleaseThreshold));
+        const ndcuda::device dev(device);
+        const memory_info info = dev.memory();
+        message += "; device " + std::to_string(device) + " (" + dev.name() + "): " + format_bytes(info.free) +
+                   " free of " + format_bytes(info.total);
+      } catch (...) {
+      }
+    }
+    if (never) {
+      message += capturing ? ". The capture goes on without this allocation; work in smaller pieces"
+                           : ". Work in smaller pieces";
+    } else if (capturing) {
+      message +=
+          " while the stream captures a CUDA graph (the pool cannot be trimmed during a capture). Free arrays you no "
+          "longer need before the capture begins, or capture smaller pieces";
+    } else {
+      message +=
+          ". The pool was trimmed and the allocation retried once. Free arrays you no longer need, synchronize "
+          "streams whose frees are still queued, call free_all_blocks() on other pools of this device, or work in "
+          "smaller pieces";
+    }
     throw out_of_memory(message);
   }
 };
@@ -187,6 +206,14 @@ void* async_pool_resource::do_allocate(std::size_t bytes, const stream& s) {
     std::lock_guard lock(impl_->mutex);
     record = impl_->new_record(bytes);
   }
+  // More than the device has can never be met. Refused before CUDA is asked: inside a capture a
+  // failed cudaMallocFromPoolAsync invalidates the whole capture, and CUDA reports some huge
+  // requests there as invalid values rather than out of memory.
+  if (bytes > impl_->total_memory) {
+    std::lock_guard lock(impl_->mutex);
+    impl_->recycle(record);
+    impl_->throw_out_of_memory(bytes, s, s.is_capturing());
+  }
   void* p = nullptr;
   {
     // Without a guard, a thread with no current context would make CUDA initialise device 0.
@@ -194,13 +221,16 @@ void* async_pool_resource::do_allocate(std::size_t bytes, const stream& s) {
     cudaError_t rc = cudaMallocFromPoolAsync(&p, bytes, impl_->pool, s.handle());
     if (rc == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
-      (void)cudaMemPoolTrimTo(impl_->pool, 0);  // give unused reserve back to the driver, then retry once
-      rc = cudaMallocFromPoolAsync(&p, bytes, impl_->pool, s.handle());
+      const bool capturing = s.is_capturing();
+      if (!capturing) {
+        (void)cudaMemPoolTrimTo(impl_->pool, 0);  // give unused reserve back to the driver, then retry once
+        rc = cudaMallocFromPoolAsync(&p, bytes, impl_->pool, s.handle());
+      }
       if (rc == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
         std::lock_guard lock(impl_->mutex);
         impl_->recycle(record);
-        impl_->throw_out_of_memory(bytes, s);
+        impl_->throw_out_of_memory(bytes, s, capturing);
       }
     }
     if (rc != cudaSuccess) {

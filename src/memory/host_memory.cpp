@@ -3,8 +3,11 @@
 
 #include <cuda.h>
 
+#include <cstdint>
+#include <limits>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
+#include <string>
 
 #include "device/driver_api.hpp"
 #include "memory/format.hpp"
@@ -82,6 +85,13 @@ classified_range classify_segments(const void* p, std::size_t bytes) {
   classified_range result;
   if (p == nullptr || bytes == 0) {
     return result;
+  }
+  // A size no buffer has (a wrapped byte count): refused before `begin + bytes` overflows and the
+  // walk below misreads the range (every transfer and is_pinned comes through here).
+  if (reinterpret_cast<std::uintptr_t>(p) > std::numeric_limits<std::uintptr_t>::max() - bytes) {
+    throw error("host range of " + std::to_string(bytes) + " bytes from " + format_pointer(p) +
+                " runs past the end of the address space: that is not the size of a real buffer; pass the number of "
+                "bytes the buffer holds");
   }
   const driver_api& drv = driver();
   const auto* begin = static_cast<const char*>(p);

@@ -1,6 +1,8 @@
 // Spelling expression nodes as CUDA and launching the fused kernel: kept out of the templates so
 // each expression type instantiates only its tree walk.
+#include <algorithm>
 #include <ndcuda/array/storage.hpp>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/capture.hpp>
 #include <ndcuda/ops/codegen.hpp>
@@ -106,6 +108,22 @@ void launch(const jit::detail::elementwise_state& state, const leaf_ref& out, st
   jit::detail::launch_elementwise(state, operand_of(out), operands, s, scalars);
 }
 
+// The value's shape is the broadcast of its operands' (NumPy evaluates the right side first), and
+// it must broadcast to the target: checking each operand against the target alone would name the
+// wrong shapes ("(1,4) and requested shape (3,1)" for a (3,4) value into (3,1)).
+void check_fits_target(std::span<const leaf_ref> inputs, const shape_t& target) {
+  if (std::all_of(inputs.begin(), inputs.end(), [&](const leaf_ref& in) { return in.layout->shape == target; })) {
+    return;  // the common case allocates nothing
+  }
+  shape_t value = inputs.front().layout->shape;
+  for (const leaf_ref& in : inputs.subspan(1)) {
+    if (in.layout->shape != value) {
+      value = broadcast_shapes(value, in.layout->shape);
+    }
+  }
+  check_assignable(value, target);
+}
+
 }  // namespace
 
 void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves) {
@@ -123,6 +141,7 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
                     const void* const* scalars) {
   const stream& s = *out.s;
   const shape_t& shape = out.layout->shape;
+  check_fits_target(inputs, shape);
   bool overlap = false;
   for (const leaf_ref& in : inputs) {
     if (in.device != out.device) {
@@ -150,7 +169,7 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
   }
   // Evaluate into a dense temporary, then copy: the temporary is released on `s` after the copy.
   void* p = nullptr;
-  const auto owner = allocate_buffer(static_cast<std::size_t>(shape_size(shape)) * itemsize(out.type), s, &p);
+  const auto owner = allocate_buffer(checked_nbytes(shape, itemsize(out.type)), s, &p);
   const view_layout dense = contiguous_layout(shape);
   launch(state, leaf_ref{p, &dense, out.type, &s, out.device}, inputs, scalars, s);
   copy_cast(out.type, const_cast<void*>(out.data), shape, out.layout->strides, out.type, p, shape, dense.strides, s);

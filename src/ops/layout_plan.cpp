@@ -1,6 +1,7 @@
 // Host planning shared by the scan and sort ops; see layout_plan.hpp.
 #include "layout_plan.hpp"
 
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <string>
 
@@ -22,7 +23,7 @@ dense_elements dense_copy(const leaf_ref& x, const axis_last& moved, dtype as, c
   if (as == x.type && is_c_contiguous(moved.shape, moved.strides)) {
     return {x.data, nullptr};
   }
-  dense_elements d = scratch(static_cast<std::size_t>(shape_size(moved.shape)) * itemsize(as), s);
+  dense_elements d = scratch(checked_nbytes(moved.shape, itemsize(as)), s);
   copy_cast(as, d.writable(), moved.shape, {}, x.type, x.data, moved.shape, moved.strides, s);
   return d;
 }

@@ -1,5 +1,6 @@
 // cumsum/cumprod: host planning (casts, axis innermost, where the scan reads and writes) around
 // the nvcc-compiled scan of scan.cu.
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
 #include <ndcuda/device/device.hpp>
@@ -53,8 +54,7 @@ void cumulative_into(scan_op op, dtype result, const leaf_ref& x, std::optional<
   const bool out_direct = same_bits(result, acc) && is_c_contiguous(out_moved.shape, out_moved.strides);
   const bool in_direct = same_bits(source.type, acc) && is_c_contiguous(moved.shape, moved.strides);
 
-  dense_elements work =
-      out_direct ? dense_elements{out, nullptr} : scratch(static_cast<std::size_t>(n) * itemsize(acc), s);
+  dense_elements work = out_direct ? dense_elements{out, nullptr} : scratch(checked_bytes(n, itemsize(acc)), s);
   void* work_data = const_cast<void*>(work.data);
   const void* scan_in = source.data;
   if (!in_direct) {

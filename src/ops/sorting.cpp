@@ -1,6 +1,7 @@
 // sort, argsort, unique and searchsorted: host planning (axis innermost, key formats, buffers)
 // around the nvcc-compiled device algorithms of sort_*.cu.
 #include <array>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/memory/transfer.hpp>
@@ -121,14 +122,14 @@ void argsort_into(const leaf_ref& x, int axis, std::int64_t* out, const stream& 
   const index_t segment = shape[static_cast<std::size_t>(axis)];
   device_guard guard(x.device);
   order_after(s, *x.s);
-  const auto count = static_cast<std::size_t>(n);
-  const dense_elements indices = scratch(count * sizeof(std::int64_t), s);
+  const dense_elements indices = scratch(checked_bytes(n, sizeof(std::int64_t)), s);
   auto* index_data = static_cast<std::int64_t*>(indices.writable());
   const axis_last moved = move_axis_last(shape, x.layout->strides, axis);
   const dense_elements keys = keys_of(x, moved, f, segment, index_data, s);
-  const dense_elements sorted_keys = scratch(count * f.bytes, s);
+  const dense_elements sorted_keys = scratch(checked_bytes(n, f.bytes), s);
   const result_target target = target_for(shape, axis);
-  const dense_elements result = target.direct ? dense_elements{out, nullptr} : scratch(count * sizeof(std::int64_t), s);
+  const dense_elements result =
+      target.direct ? dense_elements{out, nullptr} : scratch(checked_bytes(n, sizeof(std::int64_t)), s);
   auto* result_data = static_cast<std::int64_t*>(const_cast<void*>(result.data));
   sort_pairs(f.bytes, keys.data, sorted_keys.writable(), index_data, result_data, n, segment, s);
   if (!target.direct) {
@@ -156,12 +157,11 @@ index_t unique_into(const leaf_ref& x, const stream& s, std::shared_ptr<const vo
     return 0;
   }
   order_after(s, *x.s);
-  const auto count = static_cast<std::size_t>(n);
   const axis_last flat = move_axis_last(x.layout->shape, x.layout->strides, std::nullopt);
   const dense_elements keys = keys_of(x, flat, f, n, nullptr, s);
-  const dense_elements sorted = scratch(count * f.bytes, s);
+  const dense_elements sorted = scratch(checked_bytes(n, f.bytes), s);
   sort_keys(f.bytes, keys.data, sorted.writable(), n, n, s);
-  const dense_elements distinct = scratch(count * f.bytes, s);
+  const dense_elements distinct = scratch(checked_bytes(n, f.bytes), s);
   const dense_elements device_count = scratch(sizeof(std::int64_t), s);
   unique_keys(f.bytes, sorted.data, distinct.writable(), static_cast<std::int64_t*>(device_count.writable()), n, s);
   std::int64_t found = 0;

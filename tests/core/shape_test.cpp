@@ -36,8 +36,9 @@ TEST(Shape, SizeAndErrors) {
   EXPECT_EQ(nd::shape_size(nd::shape_t{2, 3, 4}), 24);
   EXPECT_THROW((void)nd::shape_size(nd::shape_t{2, -1}), nd::shape_error);
   EXPECT_THROW((void)nd::shape_size(nd::shape_t{1LL << 40, 1LL << 40}), nd::shape_error);
-  // Zero wins over overflow, as in NumPy (np.empty((2**40, 2**40, 0)) is fine).
-  EXPECT_EQ(nd::shape_size(nd::shape_t{1LL << 40, 1LL << 40, 0}), 0);
+  // As in NumPy, a zero extent does not excuse the others: np.empty((2**40, 2**40, 0)) is too big.
+  EXPECT_THROW((void)nd::shape_size(nd::shape_t{1LL << 40, 1LL << 40, 0}), nd::shape_error);
+  EXPECT_EQ(nd::shape_size(nd::shape_t{1LL << 30, 1LL << 30, 0}), 0);
 }
 
 TEST(Shape, CStridesAndContiguity) {

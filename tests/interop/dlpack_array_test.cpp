@@ -4,10 +4,12 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/interop/dlpack_array.hpp>
 #include <optional>
+#include <string>
 #include <support/gpu.hpp>
 #include <vector>
 
@@ -114,4 +116,76 @@ TEST(DlpackArray, ImportsAForeignTensorAndFreesItOnce) {
     EXPECT_EQ(raw_cuda_tensor::deletes, 0);
   }
   EXPECT_EQ(raw_cuda_tensor::deletes, 1);
+}
+
+namespace {
+
+// A tensor with fake device memory (never dereferenced) and a counting deleter.
+struct fake_cuda_tensor {
+  static inline int deletes = 0;
+  DLManagedTensor managed{};
+  std::int64_t shape[2] = {4, 8};
+
+  explicit fake_cuda_tensor(int device) {
+    managed.dl_tensor.data = reinterpret_cast<void*>(std::uintptr_t{0x40000});
+    managed.dl_tensor.device = {kDLCUDA, device};
+    managed.dl_tensor.ndim = 2;
+    managed.dl_tensor.dtype = {kDLFloat, 32, 1};
+    managed.dl_tensor.shape = shape;
+    managed.deleter = [](DLManagedTensor*) { ++deletes; };
+  }
+};
+
+std::string from_dlpack_error(DLManagedTensor* t, std::optional<nd::stream> s) {
+  try {
+    (void)nd::from_dlpack<float>(t, std::move(s));
+  } catch (const nd::dlpack_error& e) {
+    return e.what();
+  }
+  return "<no dlpack_error thrown>";
+}
+
+}  // namespace
+
+// Runs anywhere: device 99 is not visible on any machine, with or without a stream (no CUDA call
+// is made for it: the stream is wrapped, and the refusal comes first).
+TEST(DlpackArray, ATensorOnAnInvisibleDeviceIsRefusedAndStaysTheCallers) {
+  fake_cuda_tensor::deletes = 0;
+  fake_cuda_tensor t(99);
+  std::string e = from_dlpack_error(&t.managed, std::nullopt);
+  EXPECT_NE(e.find("it is on CUDA device 99"), std::string::npos) << e;
+  EXPECT_NE(e.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << e;
+  e = from_dlpack_error(&t.managed, nd::stream::wrap(cudaStreamPerThread, 0));
+  EXPECT_NE(e.find("it is on CUDA device 99"), std::string::npos) << e;
+  EXPECT_EQ(fake_cuda_tensor::deletes, 0);  // refused: the deleter did not run
+  // Malformed fields are dlpack_errors through from_dlpack too.
+  fake_cuda_tensor overflow(0);
+  overflow.shape[0] = 1LL << 62;
+  e = from_dlpack_error(&overflow.managed, std::nullopt);
+  EXPECT_NE(e.find("array is too big"), std::string::npos) << e;
+  EXPECT_EQ(fake_cuda_tensor::deletes, 0);
+  if (nd::device_count() == 0) {
+    // Here no device is visible at all: device 0 is refused with the reason.
+    fake_cuda_tensor zero(0);
+    e = from_dlpack_error(&zero.managed, std::nullopt);
+    EXPECT_NE(e.find("no CUDA device is visible"), std::string::npos) << e;
+    EXPECT_EQ(fake_cuda_tensor::deletes, 0);
+  }
+}
+
+TEST(DlpackArray, AStreamOfAnotherDeviceIsRefused) {
+  NDCUDA_REQUIRE_GPU();
+  fake_cuda_tensor::deletes = 0;
+  fake_cuda_tensor t(0);
+  // A wrapped handle names device 1 without creating anything there (it need not exist).
+  const std::string e = from_dlpack_error(&t.managed, nd::stream::wrap(cudaStreamPerThread, 1));
+  EXPECT_NE(e.find("the stream given is on device 1"), std::string::npos) << e;
+  EXPECT_EQ(fake_cuda_tensor::deletes, 0);
+  {
+    auto a = nd::from_dlpack<float>(&t.managed, nd::stream::wrap(cudaStreamPerThread, 0));
+    EXPECT_EQ(a.shape(), (nd::shape_t{4, 8}));
+    EXPECT_EQ(a.device(), 0);
+    EXPECT_EQ(fake_cuda_tensor::deletes, 0);
+  }
+  EXPECT_EQ(fake_cuda_tensor::deletes, 1);
 }

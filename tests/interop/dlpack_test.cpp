@@ -2,6 +2,8 @@
 // exported tensors, deleters that run exactly once, and every refusal on import. No GPU needed.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
 #include <ndcuda/interop/dlpack.hpp>
 #include <string>
 
@@ -266,3 +268,63 @@ TEST(DlpackVersioned, ExportImportAndRefusals) {
   EXPECT_EQ(releases, 2);
 }
 #endif
+
+TEST(DlpackImport, MalformedShapesAndStridesAreDlpackErrorsBeforeOwnership) {
+  foreign_tensor::deletes = 0;
+  const auto expect_refused = [](foreign_tensor& f, const char* part) {
+    const std::string e = import_error(&f.managed, nd::dtype::float32);
+    EXPECT_NE(e.find(part), std::string::npos) << e;
+    // check_dl_managed_tensor refuses alike, without taking anything.
+    EXPECT_THROW((void)nd::check_dl_managed_tensor(&f.managed, nd::dtype::float32), nd::dlpack_error);
+  };
+  {
+    foreign_tensor f;  // 2^62 * 2^62 * 4 elements: the extent overflows (was shape_error)
+    f.shape[0] = 1LL << 62;
+    f.shape[1] = 1LL << 62;
+    expect_refused(f, "array is too big");
+  }
+  {
+    foreign_tensor f;  // 2^62 float32 elements fit int64 but not their bytes
+    f.shape[0] = 1LL << 60;
+    f.shape[1] = 4;
+    f.shape[2] = 1;
+    expect_refused(f, "array is too big");
+  }
+  {
+    foreign_tensor f;  // strides whose reach wraps int64
+    f.managed.dl_tensor.strides = f.strides;
+    f.strides[0] = std::numeric_limits<std::int64_t>::max();
+    expect_refused(f, "do not describe real memory");
+  }
+  {
+    foreign_tensor f;  // element offsets fit, byte offsets do not
+    f.managed.dl_tensor.strides = f.strides;
+    f.strides[0] = 1LL << 61;
+    expect_refused(f, "do not describe real memory");
+  }
+  {
+    foreign_tensor f;  // a reversed view reaching below address 0
+    f.managed.dl_tensor.strides = f.strides;
+    f.strides[0] = -(1LL << 40);
+    expect_refused(f, "outside the address space");
+  }
+  {
+    foreign_tensor f;  // data + byte_offset wraps the address space
+    f.managed.dl_tensor.byte_offset = std::numeric_limits<std::uint64_t>::max() - 16;
+    expect_refused(f, "beyond the address space");
+  }
+  {
+    foreign_tensor f;  // a lying ndim is refused before the shape is read
+    f.managed.dl_tensor.ndim = 1 << 30;
+    expect_refused(f, "more than the 64");
+  }
+  EXPECT_EQ(foreign_tensor::deletes, 0);  // every refused tensor stays the caller's
+  foreign_tensor ok;
+  auto in = nd::check_dl_managed_tensor(&ok.managed, nd::dtype::float32);
+  EXPECT_EQ(in.owner, nullptr);
+  EXPECT_EQ(in.shape, (nd::shape_t{2, 3, 4}));
+  auto owner = nd::adopt_dl_managed_tensor(&ok.managed);
+  EXPECT_EQ(foreign_tensor::deletes, 0);
+  owner.reset();
+  EXPECT_EQ(foreign_tensor::deletes, 1);
+}

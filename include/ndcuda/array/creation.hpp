@@ -7,6 +7,7 @@
 #include <concepts>
 #include <memory>
 #include <ndcuda/array/ndarray.hpp>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <optional>
 #include <span>
@@ -36,6 +37,18 @@ E element_from(double v) {
   }
 }
 
+/// NumPy's arange length, ceil((stop - start) / step), 0 when negative. shape_error with NumPy's
+/// texts when it cannot be computed (NaN) or exceeds int64 (infinite or huge ranges).
+[[nodiscard]] index_t arange_count(double start, double stop, double step);
+
+/// start and step of an integer arange in int64, checked: they and the last value, start + (n - 1)
+/// * step, must be integers-in-range (shape_error otherwise), so the device computes no overflow.
+struct int64_sequence {
+  std::int64_t start;
+  std::int64_t step;
+};
+[[nodiscard]] int64_sequence arange_int64(double start, double step, index_t n);
+
 template <array_element E>
 void fill(const ndarray<E>& a, const E& value) {
   fill_pattern(a.data(), sizeof(E), &value, a.size(), 1, a.stream());
@@ -46,10 +59,11 @@ void fill(const ndarray<E>& a, const E& value) {
 /// Uninitialised memory of `shape` (C order).
 template <array_element E>
 ndarray<E> empty(shape_t shape, std::optional<stream> s = std::nullopt) {
+  // Checked before the stream too: a shape too big is refused even where no device is.
+  const std::size_t bytes = checked_nbytes(shape, sizeof(E));
   const stream st = detail::stream_or_default(s);
-  const index_t n = shape_size(shape);
   void* p = nullptr;
-  auto owner = detail::allocate_buffer(static_cast<std::size_t>(n) * sizeof(E), st, &p);
+  auto owner = detail::allocate_buffer(bytes, st, &p);
   return ndarray<E>(std::move(owner), static_cast<E*>(p), contiguous_layout(std::move(shape)), st.device(), st);
 }
 
@@ -94,14 +108,16 @@ ndarray<E> arange(double start, double stop, double step = 1.0, std::optional<st
   if (step == 0) {
     throw shape_error("arange: step must not be zero (NumPy: Maximum allowed size exceeded)");
   }
-  const double count = std::ceil((stop - start) / step);
-  const auto n = static_cast<index_t>(std::isfinite(count) && count > 0 ? count : 0);
-  const stream st = detail::stream_or_default(s);
+  const index_t n = detail::arange_count(start, stop, step);
+  (void)checked_bytes(n, sizeof(double));  // the sequence is made in 8-byte values; before the stream
   if constexpr (is_integral(dtype_of<E>)) {
+    const auto [first, increment] = detail::arange_int64(start, step, n);
+    const stream st = detail::stream_or_default(s);
     ndarray<std::int64_t> seq = empty<std::int64_t>({n}, st);
-    detail::sequence_i64(seq.data(), static_cast<std::int64_t>(start), static_cast<std::int64_t>(step), n, st);
+    detail::sequence_i64(seq.data(), first, increment, n, st);
     return seq.template astype<E>();
   } else {
+    const stream st = detail::stream_or_default(s);
     ndarray<double> seq = empty<double>({n}, st);
     detail::sequence_f64(seq.data(), start, step, n, nullptr, false, st);
     return seq.template astype<E>();
@@ -122,6 +138,7 @@ ndarray<E> linspace(double start, double stop, index_t num = 50, bool endpoint =
   if (num < 0) {
     throw shape_error("Number of samples, " + std::to_string(num) + ", must be non-negative.");
   }
+  (void)checked_bytes(num, sizeof(double));  // before the stream: refused even where no device is
   const stream st = detail::stream_or_default(s);
   const index_t div = endpoint ? num - 1 : num;
   const double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
@@ -136,10 +153,18 @@ template <array_element E>
 ndarray<E> eye(index_t n, std::optional<index_t> m = std::nullopt, index_t k = 0,
                std::optional<stream> s = std::nullopt) {
   const index_t cols = m.value_or(n);
-  ndarray<E> a = zeros<E>({n, cols}, s);
-  const index_t row0 = k >= 0 ? 0 : -k;
-  const index_t col0 = k >= 0 ? k : 0;
-  const index_t len = std::max<index_t>(0, std::min(n - row0, cols - col0));
+  ndarray<E> a = zeros<E>({n, cols}, s);  // n, cols >= 0 from here on
+  // Written so that no k (INT64_MIN included) overflows: a diagonal outside the matrix is empty.
+  index_t row0 = 0;
+  index_t col0 = 0;
+  index_t len = 0;
+  if (k >= 0 && k < cols) {
+    col0 = k;
+    len = std::min(n, cols - k);
+  } else if (k < 0 && k > -n) {
+    row0 = -k;
+    len = std::min(n - row0, cols);
+  }
   if (len > 0) {
     const E one = detail::element_from<E>(1.0);
     detail::fill_pattern(a.data() + row0 * cols + col0, sizeof(E), &one, len, cols + 1, a.stream());
@@ -174,7 +199,7 @@ ndarray<E> asarray(std::span<const E> host, shape_t shape, std::optional<stream>
 template <array_element E>
 ndarray<E> asarray(const std::vector<E>& host, shape_t shape, std::optional<stream> s = std::nullopt) {
   if constexpr (std::is_same_v<E, bool>) {
-    std::unique_ptr<bool[]> bytes(new bool[host.size() + 1]);
+    std::unique_ptr<bool[]> bytes = host_array<bool>(host.size() + 1, "asarray");
     std::copy(host.begin(), host.end(), bytes.get());
     return asarray<bool>(std::span<const bool>(bytes.get(), host.size()), std::move(shape), s);
   } else {
@@ -195,7 +220,7 @@ ndarray<E> asarray(const std::vector<E>& host, const S& s) {
 /// `shape_size(shape)` values from `host`.
 template <array_element E>
 ndarray<E> asarray(const E* host, shape_t shape, std::optional<stream> s = std::nullopt) {
-  const auto n = static_cast<std::size_t>(shape_size(shape));
+  const auto n = checked_nbytes(shape, sizeof(E)) / sizeof(E);
   return asarray<E>(std::span<const E>(host, n), std::move(shape), s);
 }
 /// Asynchronous: `host` is kept alive until the copy has completed on the stream (pinned memory is

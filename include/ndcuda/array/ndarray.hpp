@@ -10,6 +10,7 @@
 #include <ndcuda/array/format.hpp>
 #include <ndcuda/array/storage.hpp>
 #include <ndcuda/array/view_math.hpp>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/scalar.hpp>
@@ -59,6 +60,8 @@ class ndarray {
       throw shape_error("ndarray: " + std::to_string(layout_.strides.size()) + " strides given for a shape of " +
                         std::to_string(layout_.shape.size()) + " dimensions");
     }
+    // The invariant size() and nbytes() rely on: no negative extent, and the bytes fit int64.
+    (void)checked_nbytes(layout_.shape, sizeof(E));
   }
 
   /// An empty placeholder (shape (0,), no buffer) to assign a real array to later, so that
@@ -85,14 +88,14 @@ class ndarray {
   ndarray& operator=(const X& x) & {
     return *this = x.template evaluate<E>();
   }
-  // Deleted, so that ported NumPy code fails to compile instead of silently copying. The
-  // compiler's note shows the line, hence the hint on the same line.
+  // Deleted, so that ported NumPy code fails to compile instead of silently converting: NumPy
+  // would rebind the name to another dtype (write `d = other.astype<E>()` for a converted copy,
+  // or `d(nd::ellipsis) = other` to write d's elements) or to a scalar (write
+  // `d(nd::ellipsis) = 3` or `d.assign(3)` to fill d).
   template <array_element U>
-  requires(!std::is_same_v<U, E>) ndarray& operator=(const ndarray<U>&) & =
-      delete;  // another dtype: write `d = other.astype<E>()` (a copy) or `d(nd::ellipsis) = other`
+  requires(!std::is_same_v<U, E>) ndarray& operator=(const ndarray<U>&) & = delete;
   template <weak_scalar S>
-  ndarray& operator=(const S&) & =
-      delete;  // `d = 3` rebinds in NumPy: write `d(nd::ellipsis) = 3` or `d.assign(3)` to fill d
+  ndarray& operator=(const S&) & = delete;
 
   // ---- assignment to a temporary view writes (NumPy's `d[...] = x`, `a[1:] = a[:-1]`) -------------
 
@@ -157,7 +160,7 @@ class ndarray {
   [[nodiscard]] index_t offset() const noexcept { return layout_.offset; }
   [[nodiscard]] const view_layout& layout() const noexcept { return layout_; }
   [[nodiscard]] int ndim() const noexcept { return static_cast<int>(layout_.shape.size()); }
-  [[nodiscard]] index_t size() const noexcept {
+  [[nodiscard]] index_t size() const noexcept {  // exact: the constructor checked the bytes fit int64
     index_t n = 1;
     for (index_t d : layout_.shape) {
       n *= d;
@@ -231,7 +234,7 @@ class ndarray {
     using out_t = std::remove_cv_t<U>;
     detail::retain_for_capture(stream_, owner_);
     void* p = nullptr;
-    auto owner = detail::allocate_buffer(nbytes() / sizeof(E) * sizeof(out_t), stream_, &p);
+    auto owner = detail::allocate_buffer(checked_bytes(size(), sizeof(out_t)), stream_, &p);
     detail::copy_cast(dtype_of<out_t>, p, layout_.shape, {}, dtype_of<E>, data(), layout_.shape, layout_.strides,
                       stream_);
     return ndarray<out_t>(std::move(owner), static_cast<out_t*>(p), contiguous_layout(layout_.shape), device_, stream_);
@@ -240,12 +243,12 @@ class ndarray {
   // ---- host I/O ---------------------------------------------------------------------------------
 
   /// The elements in C order, whatever the strides. Waits for the stream (capture_error while it
-  /// is capturing a graph).
+  /// is capturing a graph); out_of_memory naming the host when the host copy cannot be allocated.
   [[nodiscard]] std::vector<E> to_host() const {
-    std::vector<E> out(static_cast<std::size_t>(size()));
+    std::vector<E> out = host_vector<E>(static_cast<std::size_t>(size()), "to_host()");
     if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
       // std::vector<bool> packs bits: read into bytes, then unpack.
-      std::unique_ptr<bool[]> bytes(new bool[out.size() + 1]);
+      std::unique_ptr<bool[]> bytes = host_array<bool>(out.size() + 1, "to_host()");
       read_into(bytes.get(), "to_host()");
       std::copy(bytes.get(), bytes.get() + out.size(), out.begin());
     } else {
@@ -297,7 +300,7 @@ class ndarray {
     if (static_cast<const void*>(&other) == static_cast<const void*>(this)) {
       return;
     }
-    (void)broadcast_strides(other.shape(), other.strides(), shape());  // NumPy's message if it does not fit
+    check_assignable(other.shape(), shape());  // NumPy's message if it does not fit
     if (size() == 0) {
       return;
     }
@@ -371,7 +374,7 @@ std::ostream& operator<<(std::ostream& os, const ndarray<E>& a) {
   detail::refuse_host_wait(a.stream(), "printing an array");
   const std::vector<E> host = a.to_host();
   if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
-    std::unique_ptr<bool[]> bytes(new bool[host.size() + 1]);
+    std::unique_ptr<bool[]> bytes = host_array<bool>(host.size() + 1, "printing an array");
     std::copy(host.begin(), host.end(), bytes.get());
     return os << array_repr<bool>(std::span<const bool>(bytes.get(), host.size()), a.shape());
   } else {
@@ -386,10 +389,11 @@ template <array_element E>
 ndarray<E> from_device(E* data, shape_t shape, std::shared_ptr<const void> owner, int device, strides_t strides = {},
                        std::optional<stream> s = std::nullopt) {
   view_layout layout{std::move(shape), std::move(strides), 0};
+  (void)checked_nbytes(layout.shape, sizeof(E));  // before c_strides: negative extents, overflow
   if (layout.strides.empty()) {
     layout.strides = c_strides(layout.shape);
   }
-  (void)shape_size(layout.shape);  // rejects negative extents
+  check_view(layout.shape, layout.strides, 0, sizeof(E), "from_device");
   return ndarray<E>(std::move(owner), data, std::move(layout), device, s ? *s : default_stream(device));
 }
 

@@ -20,7 +20,9 @@ using strides_t = std::vector<index_t>;
 /// NumPy's textual form: "(3, 4)", "(5,)", "()".
 [[nodiscard]] std::string format_shape(std::span<const index_t> shape);
 
-/// Number of elements; 1 for a 0-d shape. Throws shape_error on a negative extent or on overflow.
+/// Number of elements; 1 for a 0-d shape. Throws shape_error on a negative extent or when the
+/// product of the non-zero extents overflows int64 (NumPy refuses (2**40, 2**40, 0) too). Byte
+/// counts go through core/checked_size.hpp.
 [[nodiscard]] index_t shape_size(std::span<const index_t> shape);
 
 /// Strides of a C-contiguous (row-major) array of this shape, in elements.
@@ -38,6 +40,11 @@ using strides_t = std::vector<index_t>;
 /// Throws shape_error when `shape` cannot broadcast to `target` (NumPy's broadcast_to message).
 [[nodiscard]] strides_t broadcast_strides(std::span<const index_t> shape, std::span<const index_t> strides,
                                           std::span<const index_t> target);
+
+/// Throws shape_error with NumPy's assignment message, "could not broadcast input array from shape
+/// (3,4) into shape (3,1)", unless a value of shape `source` broadcasts to `target`: the one check
+/// of every write into existing memory (array and expression assignment).
+void check_assignable(std::span<const index_t> source, std::span<const index_t> target);
 
 /// Maps a possibly negative axis into [0, ndim). Throws shape_error with NumPy's AxisError text:
 /// "axis 2 is out of bounds for array of dimension 2".

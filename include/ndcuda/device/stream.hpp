@@ -33,7 +33,8 @@ class stream {
   /// Blocks until all work queued so far has finished. Throws capture_error while the stream is
   /// capturing a graph (synchronizing is not capturable).
   void synchronize() const;
-  /// True when all work queued so far has finished. Never blocks.
+  /// True when all work queued so far has finished. Never blocks. Throws capture_error while the
+  /// stream is capturing a graph (CUDA would invalidate the capture).
   [[nodiscard]] bool query() const;
   /// Orders all later work on this stream after `e` (cudaStreamWaitEvent); no host blocking.
   void wait(const event& e) const;

@@ -68,9 +68,20 @@ struct dlpack_import {
   std::shared_ptr<const void> owner;
 };
 
-/// Validates `t` and takes ownership of it. Accepts kDLCUDA, kDLCUDAManaged and kDLCUDAHost (pinned
-/// host memory the GPU reaches through unified addressing). Throws dlpack_error naming what is wrong
-/// when the dtype is not `expected`, lanes != 1, the memory is not CUDA's (kDLCPU, ROCm, ...), the
+/// Validates `t` without taking it: the fields below, and that the shape and strides describe memory
+/// whose every byte offset and address exists (no overflow, at most 64 dimensions). Throws
+/// dlpack_error, and only dlpack_error, for a malformed tensor; the tensor stays the caller's. The
+/// result's owner is empty. Does not check the device id against the visible devices (from_dlpack
+/// does, before it takes the tensor).
+[[nodiscard]] dlpack_import check_dl_managed_tensor(const DLManagedTensor* t, dtype expected);
+
+/// Takes ownership of `t`: the returned owner calls its deleter once, when its last copy goes.
+/// Throws (std::bad_alloc) only before it has taken the tensor.
+[[nodiscard]] std::shared_ptr<const void> adopt_dl_managed_tensor(DLManagedTensor* t);
+
+/// check_dl_managed_tensor, then adopt_dl_managed_tensor: validates `t` and takes ownership of it. Accepts kDLCUDA,
+/// kDLCUDAManaged and kDLCUDAHost (pinned host memory the GPU reaches through unified addressing). Throws dlpack_error
+/// naming what is wrong when the dtype is not `expected`, lanes != 1, the memory is not CUDA's (kDLCPU, ROCm, ...), the
 /// shape or strides are malformed, or the first element is misaligned; the tensor then stays the
 /// caller's (its deleter is not called), like a Python capsule that was not consumed.
 [[nodiscard]] dlpack_import import_dl_managed_tensor(DLManagedTensor* t, dtype expected);
@@ -78,6 +89,10 @@ struct dlpack_import {
 #if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
 /// The versioned form (DLPack >= 1.0), version set to this header's, flags 0 (or read-only).
 [[nodiscard]] DLManagedTensorVersioned* make_dl_managed_tensor_versioned(dlpack_export e, bool read_only = false);
+
+/// As above for a versioned tensor, which is also refused when of another major version or read-only.
+[[nodiscard]] dlpack_import check_dl_managed_tensor(const DLManagedTensorVersioned* t, dtype expected);
+[[nodiscard]] std::shared_ptr<const void> adopt_dl_managed_tensor(DLManagedTensorVersioned* t);
 
 /// As above for a versioned tensor. Also refuses another major version (its layout may differ; the
 /// caller must then call its deleter, which the DLPack spec guarantees is safe) and read-only

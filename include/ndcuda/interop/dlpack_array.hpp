@@ -31,26 +31,41 @@ template <array_element T>
 }
 #endif
 
+namespace detail {
+
+/// The stream an imported tensor's array orders its work on: `s`, or the default stream of the
+/// tensor's device. Throws dlpack_error when the device is not one this process sees (device 99,
+/// or any device where none is visible) or `s` belongs to another device.
+[[nodiscard]] stream dlpack_import_stream(const dlpack_import& in, const std::optional<stream>& s);
+
+// Everything is checked, and the stream found, before the tensor is taken: a refused tensor (and
+// one whose default stream cannot be had) stays the caller's, its deleter not called.
+template <class V, class Managed>
+ndarray<V> array_from_dlpack(Managed* t, const std::optional<stream>& s) {
+  dlpack_import in = check_dl_managed_tensor(t, dtype_of<V>);
+  stream st = dlpack_import_stream(in, s);
+  view_layout layout{std::move(in.shape), std::move(in.strides), 0};
+  std::shared_ptr<const void> owner = adopt_dl_managed_tensor(t);
+  return ndarray<V>(std::move(owner), static_cast<V*>(in.data), std::move(layout), in.device, std::move(st));
+}
+
+}  // namespace detail
+
 /// An ndarray<T> viewing a DLPack tensor's memory without a copy; the tensor's deleter runs once,
-/// when the last array sharing the memory goes. The tensor must hold T on a CUDA device (see
-/// import_dl_managed_tensor); when it is refused, dlpack_error is thrown and the tensor stays the
-/// caller's. `s` orders later work; the producer's pending work must be finished or ordered before
-/// it, as with any DLPack exchange.
+/// when the last array sharing the memory goes. The tensor must hold T on a CUDA device this
+/// process sees (see check_dl_managed_tensor), and `s`, when given, must belong to that device.
+/// Everything is checked before the tensor is taken: when it is refused, dlpack_error is thrown and
+/// the tensor stays the caller's (its deleter is not called). `s` orders later work; the producer's
+/// pending work must be finished or ordered before it, as with any DLPack exchange.
 template <array_element T>
 [[nodiscard]] ndarray<std::remove_cv_t<T>> from_dlpack(DLManagedTensor* t, std::optional<stream> s = {}) {
-  using value_type = std::remove_cv_t<T>;
-  dlpack_import in = import_dl_managed_tensor(t, dtype_of<T>);
-  return from_device<value_type>(static_cast<value_type*>(in.data), std::move(in.shape), std::move(in.owner), in.device,
-                                 std::move(in.strides), std::move(s));
+  return detail::array_from_dlpack<std::remove_cv_t<T>>(t, s);
 }
 
 #if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
 template <array_element T>
 [[nodiscard]] ndarray<std::remove_cv_t<T>> from_dlpack(DLManagedTensorVersioned* t, std::optional<stream> s = {}) {
-  using value_type = std::remove_cv_t<T>;
-  dlpack_import in = import_dl_managed_tensor(t, dtype_of<T>);
-  return from_device<value_type>(static_cast<value_type*>(in.data), std::move(in.shape), std::move(in.owner), in.device,
-                                 std::move(in.strides), std::move(s));
+  return detail::array_from_dlpack<std::remove_cv_t<T>>(t, s);
 }
 #endif
 
