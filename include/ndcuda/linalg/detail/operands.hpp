@@ -1,0 +1,55 @@
+// Operand helpers shared by the linalg/ and fft/ templates: expressions evaluated to arrays, the
+// dtype a product or a solver computes in, axes normalised with NumPy's messages.
+// Builds on ops/evaluate.hpp and linalg/detail/erased.hpp.
+#pragma once
+
+#include <ndcuda/core/promotion.hpp>
+#include <ndcuda/linalg/detail/erased.hpp>
+#include <ndcuda/ops/evaluate.hpp>
+#include <type_traits>
+#include <utility>
+
+namespace ndcuda::linalg::detail {
+
+/// An operand as an array: arrays as they are, expressions evaluated (one fused kernel).
+template <class X>
+auto to_array(const X& x) {
+  if constexpr (ndcuda::detail::is_ndarray<std::remove_cvref_t<X>>) {
+    return x;
+  } else {
+    return eval(x);
+  }
+}
+
+template <class X>
+using value_t = std::remove_cv_t<typename decltype(to_array(std::declval<const X&>()))::value_type>;
+
+/// The dtype numpy.linalg computes in for input dtype t: float32 and complex stay, float64 for
+/// integers and bool; float16/bfloat16 compute in float32 (NumPy refuses float16; cuSOLVER has
+/// no half-precision factorizations).
+constexpr dtype solver_dtype(dtype t) noexcept {
+  switch (t) {
+    case dtype::float16:
+    case dtype::bfloat16:
+    case dtype::float32:
+      return dtype::float32;
+    case dtype::complex64:
+      return dtype::complex64;
+    case dtype::complex128:
+      return dtype::complex128;
+    default:
+      return dtype::float64;
+  }
+}
+
+/// The real dtype of a float or complex dtype (complex64 -> float32).
+constexpr dtype real_dtype(dtype t) noexcept {
+  return t == dtype::complex64 ? dtype::float32 : t == dtype::complex128 ? dtype::float64 : t;
+}
+
+template <class E>
+using solver_t = type_of<solver_dtype(dtype_of<E>)>;
+template <class E>
+using real_t = type_of<real_dtype(dtype_of<E>)>;
+
+}  // namespace ndcuda::linalg::detail
