@@ -198,27 +198,23 @@ std::pair<erased_array, erased_array> slogdet(const erased_array& a, dtype type,
   erased_array logabs = det_only ? erased_array{} : empty_array(real_dtype(type), batch, s);
   void* ipiv = nullptr;
   const auto ipiv_owner = scratch(dtype::int32, n * count, s, &ipiv);
-  {
-    // A singular matrix is no error here: its determinant is 0 (log: -inf). The codes stay unread.
-    info_check info(s, 0, "det", "");
-    int* codes = nullptr;
-    const auto codes_owner = ndcuda::detail::allocate_buffer(
-        static_cast<std::size_t>(count > 0 ? count : 1) * sizeof(int), s, reinterpret_cast<void**>(&codes));
-    if (n > 0 && count > 0) {
-      dispatch(type, [&]<class T>() {
-        solver_lease h(s);
-        int lwork = 0;
-        const int ni = to_int(n, "det");
-        NDCUDA_LIB_CHECK(lapack::getrf_size(h.get(), ni, ni, element<T>(lu, 0), ni, &lwork));
-        void* work = nullptr;
-        const auto work_owner = scratch(type, lwork, s, &work);
-        for (index_t b = 0; b < count; ++b) {
-          NDCUDA_LIB_CHECK(lapack::getrf(h.get(), ni, ni, element<T>(lu, b * n * n), ni, static_cast<T*>(work),
-                                         static_cast<int*>(ipiv) + b * n, codes + b));
-        }
-      });
-    }
-    info.finish();
+  // A singular matrix is no error here: its determinant is 0 (log: -inf). The codes stay unread.
+  int* codes = nullptr;
+  const auto codes_owner = ndcuda::detail::allocate_buffer(
+      static_cast<std::size_t>(count > 0 ? count : 1) * sizeof(int), s, reinterpret_cast<void**>(&codes));
+  if (n > 0 && count > 0) {
+    dispatch(type, [&]<class T>() {
+      solver_lease h(s);
+      int lwork = 0;
+      const int ni = to_int(n, "det");
+      NDCUDA_LIB_CHECK(lapack::getrf_size(h.get(), ni, ni, element<T>(lu, 0), ni, &lwork));
+      void* work = nullptr;
+      const auto work_owner = scratch(type, lwork, s, &work);
+      for (index_t b = 0; b < count; ++b) {
+        NDCUDA_LIB_CHECK(lapack::getrf(h.get(), ni, ni, element<T>(lu, b * n * n), ni, static_cast<T*>(work),
+                                       static_cast<int*>(ipiv) + b * n, codes + b));
+      }
+    });
   }
   lu_determinant(type, lu.data(), static_cast<const int*>(ipiv), sign.data(), det_only ? nullptr : logabs.data(), n,
                  count, det_only, s);
