@@ -4,6 +4,7 @@
 #include <atomic>
 #include <climits>
 #include <mutex>
+#include <ndcuda/fft/detail/entry_points.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/matmul_plan.hpp>
@@ -280,6 +281,7 @@ handle_bits created_handles() noexcept {
   bits.blas = c.blas;
   bits.lt = c.lt;
   bits.solver = c.solver;
+  bits.fft = fft::detail::plan_devices();
   return bits;
 }
 
