@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ndcuda/ndcuda.hpp>
+#include <ndcuda/linalg/einsum.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
 #include <ndcuda/linalg/products.hpp>
 #include <ndcuda/linalg/solvers.hpp>

@@ -150,3 +150,55 @@ TEST(GeneratedKernels, CompileWithNvrtc) {
 }
 
 }  // namespace
+
+namespace {
+
+using nd::linalg::detail::parse_einsum;
+
+int L(char c) {
+  return c >= 'a' ? 26 + (c - 'a') : c - 'A';
+}
+
+TEST(EinsumParse, ExplicitImplicitAndEllipsis) {
+  std::vector<nd::shape_t> two{{2, 3}, {3, 4}};
+  auto s = parse_einsum("ij,jk->ik", two);
+  EXPECT_EQ(s.inputs[0], (std::vector<int>{L('i'), L('j')}));
+  EXPECT_EQ(s.output, (std::vector<int>{L('i'), L('k')}));
+  s = parse_einsum("ij,jk", two);  // implicit: letters used once, sorted
+  EXPECT_EQ(s.output, (std::vector<int>{L('i'), L('k')}));
+  std::vector<nd::shape_t> one{{3, 3}};
+  EXPECT_TRUE(parse_einsum("ii", one).output.empty());  // trace
+  EXPECT_EQ(parse_einsum("ii->i", one).output, std::vector<int>{L('i')});
+  EXPECT_EQ(parse_einsum("ij", std::vector<nd::shape_t>{{2, 3}}).output, (std::vector<int>{L('i'), L('j')}));
+  EXPECT_EQ(parse_einsum("ji", std::vector<nd::shape_t>{{2, 3}}).output, (std::vector<int>{L('i'), L('j')}));
+  // Ellipsis: right-aligned broadcast labels, first in the implicit output.
+  std::vector<nd::shape_t> e{{5, 2, 3}, {3, 4}};
+  s = parse_einsum("...ij,jk", e);
+  EXPECT_EQ(s.inputs[0], (std::vector<int>{nd::linalg::detail::einsum_ellipsis_label, L('i'), L('j')}));
+  EXPECT_EQ(s.output, (std::vector<int>{nd::linalg::detail::einsum_ellipsis_label, L('i'), L('k')}));
+  s = parse_einsum("...ij,...jk->...ik", std::vector<nd::shape_t>{{7, 1, 2, 3}, {6, 3, 4}});
+  EXPECT_EQ(s.inputs[1].front(), nd::linalg::detail::einsum_ellipsis_label + 1);
+  EXPECT_EQ(s.output.size(), 4u);
+  // Uppercase sorts before lowercase, as in NumPy.
+  EXPECT_EQ(parse_einsum("aB", std::vector<nd::shape_t>{{2, 3}}).output, (std::vector<int>{L('B'), L('a')}));
+}
+
+TEST(EinsumParse, Errors) {
+  std::vector<nd::shape_t> two{{2, 3}, {4, 5}};
+  EXPECT_NE(message_of([&] { (void)parse_einsum("ij,jk", two); }).find("subscript 'j' has extent 3 and 4"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { (void)parse_einsum("ij,jk->iz", std::vector<nd::shape_t>{{2, 3}, {3, 4}}); })
+                .find("output subscript 'z' did not appear in an input"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { (void)parse_einsum("i1", std::vector<nd::shape_t>{{2, 3}}); }).find("invalid subscript '1'"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { (void)parse_einsum("ijk", std::vector<nd::shape_t>{{2, 3}}); }).find("has 2 dimensions"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { (void)parse_einsum("ij", two); }).find("name 1 operands but 2 were given"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { (void)parse_einsum("ij->ii", std::vector<nd::shape_t>{{2, 3}}); })
+                .find("appears more than once"),
+            std::string::npos);
+}
+
+}  // namespace

@@ -47,6 +47,16 @@ constexpr dtype real_dtype(dtype t) noexcept {
   return t == dtype::complex64 ? dtype::float32 : t == dtype::complex128 ? dtype::float64 : t;
 }
 
+/// `a` itself when it already holds R, else a converted copy.
+template <class R, class E>
+ndarray<R> as_type(const ndarray<E>& a) {
+  if constexpr (std::is_same_v<std::remove_cv_t<E>, R>) {
+    return a;
+  } else {
+    return a.template astype<R>();
+  }
+}
+
 template <class E>
 using solver_t = type_of<solver_dtype(dtype_of<E>)>;
 template <class E>
