@@ -225,3 +225,50 @@ TEST(Products, MultiDotAndMatrixPower) {
 }
 
 }  // namespace
+
+namespace {
+
+template <class T>
+void check_epilogue(nd::linalg::activation act, bool with_bias, double tol_rel) {
+  const auto a = random_array<T>({45, 70});
+  const auto b = random_array<T>({70, 33}).T().copy().T();  // a transposed view: read in place
+  const auto bias = random_array<T>({33});
+  const auto got = with_bias ? nd::linalg::matmul_epilogue(a, b, bias, act) : nd::linalg::matmul_epilogue(a, b, act);
+  ASSERT_EQ(got.shape(), (nd::shape_t{45, 33}));
+  const auto ha = nd::testing::host_values(a), hb = nd::testing::host_values(b), hbias = nd::testing::host_values(bias);
+  const auto g = nd::testing::host_values(got);
+  for (int i = 0; i < 45; ++i) {
+    for (int j = 0; j < 33; ++j) {
+      double acc = with_bias ? hbias[static_cast<std::size_t>(j)].real() : 0.0;
+      double scale = std::abs(acc);
+      for (int k = 0; k < 70; ++k) {
+        acc += ha[static_cast<std::size_t>(i * 70 + k)].real() * hb[static_cast<std::size_t>(k * 33 + j)].real();
+        scale += std::abs(ha[static_cast<std::size_t>(i * 70 + k)].real() * hb[static_cast<std::size_t>(k * 33 + j)].real());
+      }
+      double ref = acc;
+      if (act == nd::linalg::activation::relu) {
+        ref = std::max(acc, 0.0);
+      } else if (act == nd::linalg::activation::gelu) {
+        ref = 0.5 * acc * (1 + std::tanh(std::sqrt(2 / M_PI) * (acc + 0.044715 * acc * acc * acc)));
+      }
+      ASSERT_NEAR(g[static_cast<std::size_t>(i * 33 + j)].real(), ref, tol_rel * (scale + 1)) << i << ", " << j;
+    }
+  }
+}
+
+TEST(MatmulEpilogue, BiasReluGeluInOneCall) {
+  NDCUDA_REQUIRE_GPU();
+  // Tolerances as the products', plus room for the activation's own rounding (GELU in float32).
+  check_epilogue<float>(nd::linalg::activation::relu, true, 1e-5);
+  check_epilogue<float>(nd::linalg::activation::relu, false, 1e-5);
+  check_epilogue<float>(nd::linalg::activation::none, true, 1e-5);
+  check_epilogue<float>(nd::linalg::activation::gelu, true, 1e-4);
+  check_epilogue<double>(nd::linalg::activation::relu, true, 1e-12);
+  check_epilogue<__nv_bfloat16>(nd::linalg::activation::relu, true, 1.6e-2);
+  check_epilogue<__half>(nd::linalg::activation::gelu, true, 4e-3);
+  EXPECT_THROW((void)nd::linalg::matmul_epilogue(random_array<float>({4, 5}), random_array<float>({5, 6}),
+                                                 random_array<float>({4}), nd::linalg::activation::relu),
+               nd::shape_error);
+}
+
+}  // namespace

@@ -172,6 +172,62 @@ template <array_operand X, array_operand Y>
 
 namespace linalg {
 
+/// The activation of matmul_epilogue. gelu is the tanh approximation
+/// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as cuBLASLt computes it.
+enum class activation { none = 0, relu = 1, gelu = 2 };
+
+namespace detail {
+
+/// What matmul_epilogue does when cuBLASLt has no fused kernel: the same values, composed.
+template <class R, class A, class B, class C>
+ndarray<R> compose_epilogue(const ndarray<A>& a, const ndarray<B>& b, const ndarray<C>* bias, activation act) {
+  ndarray<R> p = ndcuda::matmul(a, b);
+  if (bias != nullptr) {
+    p(ellipsis) = p + *bias;
+  }
+  if (act == activation::relu) {
+    p(ellipsis) = maximum(p, 0);
+  } else if (act == activation::gelu) {
+    p(ellipsis) = 0.5 * p * (1 + tanh(0.7978845608028654 * (p + 0.044715 * p * p * p)));
+  }
+  return p;
+}
+
+}  // namespace detail
+
+/// act(a @ b + bias) for 2-d a (m, k), b (k, n) and bias (n,) (one value per column), as ONE
+/// cuBLASLt call whose epilogue adds the bias and applies the activation while the product is
+/// still in registers: no extra pass over the (m, n) result. float16, bfloat16 (float32
+/// accumulation), float32 (TF32 per set_allow_tf32) and float64.
+template <array_operand X, array_operand Y, array_operand B>
+[[nodiscard]] auto matmul_epilogue(const X& x, const Y& y, const B& bias, activation act) {
+  const auto a = detail::to_array(x);
+  const auto b = detail::to_array(y);
+  const auto c = detail::to_array(bias);
+  using R = promote_t<detail::value_t<X>, detail::value_t<Y>>;
+  const detail::erased_array ec = detail::erase(c);
+  detail::erased_array r = detail::matmul_epilogue(detail::erase(a), detail::erase(b), &ec, dtype_of<R>,
+                                                   static_cast<int>(act));
+  if (r.base == nullptr && r.owner == nullptr && a.shape()[0] * b.shape()[1] > 0) {
+    return detail::compose_epilogue<R>(a, b, &c, act);
+  }
+  return detail::restore<R>(std::move(r));
+}
+/// act(a @ b) without a bias.
+template <array_operand X, array_operand Y>
+[[nodiscard]] auto matmul_epilogue(const X& x, const Y& y, activation act) {
+  const auto a = detail::to_array(x);
+  const auto b = detail::to_array(y);
+  using R = promote_t<detail::value_t<X>, detail::value_t<Y>>;
+  detail::erased_array r = detail::matmul_epilogue(detail::erase(a), detail::erase(b), nullptr, dtype_of<R>,
+                                                   static_cast<int>(act));
+  if (r.base == nullptr && r.owner == nullptr && a.shape()[0] * b.shape()[1] > 0) {
+    return detail::compose_epilogue<R, typename decltype(a)::value_type, typename decltype(b)::value_type, R>(
+        a, b, nullptr, act);
+  }
+  return detail::restore<R>(std::move(r));
+}
+
 /// numpy.linalg.multi_dot: the product of a chain in the cheapest association order (NumPy's
 /// dynamic programme on the shapes); the first and last operands may be 1-d.
 template <array_element E>

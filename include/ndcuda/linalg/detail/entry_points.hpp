@@ -21,6 +21,12 @@ struct matmul_report {
 };
 [[nodiscard]] matmul_report last_matmul_report() noexcept;
 
+/// activation(a @ b + bias) of 2-d a and b as one cuBLASLt call; bias (n,) or null; activation
+/// 0 none, 1 relu, 2 gelu (tanh approximation). An empty result (null base) means cuBLASLt has no
+/// kernel for the combination: the caller then composes matmul and elementwise operations.
+[[nodiscard]] erased_array matmul_epilogue(const erased_array& a, const erased_array& b, const erased_array* bias,
+                                           dtype out_type, int activation);
+
 // ---- solvers (src/linalg/solvers.cpp); `type` is the computation dtype (float32/64, complex) ----
 
 /// x with a @ x = b over the broadcast batch; `b_vector`: b is (..., n) rather than (..., n, k).
