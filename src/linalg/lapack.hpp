@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cuComplex.h>
+#include <cublas_v2.h>
 #include <cusolverDn.h>
 
 namespace ndcuda::linalg::detail::lapack {
@@ -57,6 +58,22 @@ namespace ndcuda::linalg::detail::lapack {
                                  R* s, T* u, int ldu, T* v, int ldv, T* work, int lwork, int* info, gesvdjInfo_t p) {  \
     return cusolverDn##P##gesvdj(h, j, econ, m, n, a, lda, s, u, ldu, v, ldv, work, lwork, info, p);                   \
   }
+
+// cuBLAS's batched LU for stacks of small matrices (one launch for the whole stack).
+#define NDCUDA_BATCHED_LU(T, P)                                                                                     \
+  inline cublasStatus_t getrf_batched(cublasHandle_t h, int n, T* const a[], int lda, int* ipiv, int* info,          \
+                                      int batch) {                                                                   \
+    return cublas##P##getrfBatched(h, n, a, lda, ipiv, info, batch);                                                 \
+  }                                                                                                                  \
+  inline cublasStatus_t getrs_batched(cublasHandle_t h, cublasOperation_t t, int n, int nrhs, const T* const a[],    \
+                                      int lda, const int* ipiv, T* const b[], int ldb, int* info, int batch) {       \
+    return cublas##P##getrsBatched(h, t, n, nrhs, a, lda, ipiv, b, ldb, info, batch);                                \
+  }
+NDCUDA_BATCHED_LU(float, S)
+NDCUDA_BATCHED_LU(double, D)
+NDCUDA_BATCHED_LU(cuComplex, C)
+NDCUDA_BATCHED_LU(cuDoubleComplex, Z)
+#undef NDCUDA_BATCHED_LU
 
 NDCUDA_LAPACK_TYPED(float, float, S, orgqr, syevd)
 NDCUDA_LAPACK_TYPED(double, double, D, orgqr, syevd)

@@ -119,7 +119,28 @@ const raw_kernel& determinant_kernel(dtype t) {
   return *k;
 }
 
+const raw_kernel& pointer_kernel() {
+  static const raw_kernel k(R"(
+extern "C" __global__ void nd_pointer_array(char** out, char* base, long long stride, long long count) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x) {
+    out[i] = base + i * stride;
+  }
+}
+)",
+                            "nd_pointer_array");
+  return k;
+}
+
 }  // namespace
+
+void fill_pointer_array(void** out, void* base, index_t stride_bytes, index_t count, const stream& s) {
+  if (count == 0) {
+    return;
+  }
+  const raw_kernel& k = pointer_kernel();
+  k.launch(k.occupancy_config(static_cast<std::size_t>(count), s), s, out, base, static_cast<long long>(stride_bytes),
+           static_cast<long long>(count));
+}
 
 void zero_triangle(const erased_array& x, bool keep_upper) {
   const std::size_t nd = x.layout.shape.size();
@@ -158,6 +179,7 @@ void compile_solver_kernels(compute_capability cc) {
   for (dtype t : {dtype::float32, dtype::float64, dtype::complex64, dtype::complex128}) {
     determinant_kernel(t).compile(cc);
   }
+  pointer_kernel().compile(cc);
 }
 
 }  // namespace ndcuda::linalg::detail

@@ -18,6 +18,10 @@ void zero_triangle(const erased_array& x, bool keep_upper);
 void lu_determinant(dtype type, const void* lu, const int* ipiv, void* sign, void* logabs, index_t n, index_t batch,
                     bool det_only, const stream& s);
 
+/// out[i] = base + i * stride_bytes for i < count, on the device (cuBLAS's batched routines take
+/// arrays of matrix pointers; building them on the device keeps the call capturable).
+void fill_pointer_array(void** out, void* base, index_t stride_bytes, index_t count, const stream& s);
+
 /// Compiles both kernels for every dtype they serve, for `cc`, without a device (CI's check).
 void compile_solver_kernels(compute_capability cc);
 

@@ -3,6 +3,8 @@
 // copy is needed anyway), then each matrix of the batch is factored in turn.
 #include <algorithm>
 #include <climits>
+#include <initializer_list>
+#include <utility>
 #include <cstring>
 #include <ndcuda/array/storage.hpp>
 #include <type_traits>
@@ -105,13 +107,46 @@ erased_array identities(dtype type, const shape_t& batch, index_t n, const strea
   return e;
 }
 
-/// LU-factors the column-major matrices of `a` (batch, n, n) in place: pivots and info per matrix.
+/// Stacks of at most this size go through cuBLAS's batched LU (one launch for the stack); larger
+/// matrices through cuSOLVER's blocked getrf, one matrix at a time.
+constexpr index_t batched_lu_limit = 64;
+
+bool use_batched_lu(index_t n, index_t count) {
+  return count > 1 && n <= batched_lu_limit && count <= INT_MAX;
+}
+
+/// Device arrays of matrix pointers: `groups` arrays of `count` each, over buffers with the given
+/// starts and strides (bytes).
+std::shared_ptr<const void> pointer_arrays(const stream& s, index_t count, std::initializer_list<std::pair<void*, index_t>> groups,
+                                           void*** out) {
+  void* p = nullptr;
+  auto owner = ndcuda::detail::allocate_buffer(sizeof(void*) * static_cast<std::size_t>(count) * groups.size(), s, &p);
+  *out = static_cast<void**>(p);
+  index_t g = 0;
+  for (const auto& [base, stride] : groups) {
+    fill_pointer_array(*out + g * count, base, stride, count, s);
+    ++g;
+  }
+  return owner;
+}
+
+/// LU-factors the column-major matrices of `a` (batch, n, n) in place: pivots and an info code
+/// per matrix (`codes`, device memory).
 template <class T>
-void lu_factor(const erased_array& a, index_t n, index_t batch, int* ipiv, info_check& info) {
+void lu_factor(const erased_array& a, index_t n, index_t batch, int* ipiv, int* codes) {
   if (n == 0 || batch == 0) {
     return;
   }
   const int ni = to_int(n, "LU factorization");
+  if (use_batched_lu(n, batch)) {
+    void** ptrs = nullptr;
+    const auto ptr_owner =
+        pointer_arrays(a.s, batch, {{a.data(), n * n * static_cast<index_t>(sizeof(T))}}, &ptrs);
+    blas_lease h(a.s, 0);
+    NDCUDA_LIB_CHECK(lapack::getrf_batched(h.get(), ni, reinterpret_cast<T* const*>(ptrs), ni, ipiv, codes,
+                                           static_cast<int>(batch)));
+    return;
+  }
   solver_lease h(a.s);
   int lwork = 0;
   NDCUDA_LIB_CHECK(lapack::getrf_size(h.get(), ni, ni, element<T>(a, 0), ni, &lwork));
@@ -119,7 +154,7 @@ void lu_factor(const erased_array& a, index_t n, index_t batch, int* ipiv, info_
   const auto work_owner = scratch(a.type, lwork, a.s, &work);
   for (index_t b = 0; b < batch; ++b) {
     NDCUDA_LIB_CHECK(lapack::getrf(h.get(), ni, ni, element<T>(a, b * n * n), ni, static_cast<T*>(work), ipiv + b * n,
-                                   info.at(b)));
+                                   codes + b));
   }
 }
 
@@ -158,12 +193,28 @@ erased_array solve(const erased_array& a_in, const erased_array& b_in, bool b_ve
     void* ipiv = nullptr;
     const auto ipiv_owner = scratch(dtype::int32, n * count, s, &ipiv);
     dispatch(type, [&]<class T>() {
-      lu_factor<T>(lu, n, count, static_cast<int*>(ipiv), info);
+      lu_factor<T>(lu, n, count, static_cast<int*>(ipiv), info.at(0));
+      const int ni = to_int(n, "solve");
+      const int ki = to_int(k, "solve");
+      if (use_batched_lu(n, count)) {
+        void** ptrs = nullptr;
+        const auto ptr_owner = pointer_arrays(s, count,
+                                              {{lu.data(), n * n * static_cast<index_t>(sizeof(T))},
+                                               {x.data(), n * k * static_cast<index_t>(sizeof(T))}},
+                                              &ptrs);
+        blas_lease h(s, 0);
+        int argument_check = 0;  // cuBLAS reports invalid arguments here, on the host
+        NDCUDA_LIB_CHECK(lapack::getrs_batched(h.get(), CUBLAS_OP_N, ni, ki, reinterpret_cast<const T* const*>(ptrs),
+                                               ni, static_cast<int*>(ipiv), reinterpret_cast<T* const*>(ptrs + count),
+                                               ni, &argument_check, static_cast<int>(count)));
+        if (argument_check != 0) {
+          throw error("ndcuda internal error: cublas getrsBatched rejected argument " + std::to_string(-argument_check));
+        }
+        return;
+      }
       solver_lease h(s);
       int* scratch_code = nullptr;
       const auto code_owner = scratch_info(s, &scratch_code);
-      const int ni = to_int(n, "solve");
-      const int ki = to_int(k, "solve");
       for (index_t b = 0; b < count; ++b) {
         NDCUDA_LIB_CHECK(lapack::getrs(h.get(), CUBLAS_OP_N, ni, ki, element<T>(lu, b * n * n), ni,
                                        static_cast<int*>(ipiv) + b * n, element<T>(x, b * n * k), ni, scratch_code));
@@ -203,18 +254,7 @@ std::pair<erased_array, erased_array> slogdet(const erased_array& a, dtype type,
   const auto codes_owner = ndcuda::detail::allocate_buffer(
       static_cast<std::size_t>(count > 0 ? count : 1) * sizeof(int), s, reinterpret_cast<void**>(&codes));
   if (n > 0 && count > 0) {
-    dispatch(type, [&]<class T>() {
-      solver_lease h(s);
-      int lwork = 0;
-      const int ni = to_int(n, "det");
-      NDCUDA_LIB_CHECK(lapack::getrf_size(h.get(), ni, ni, element<T>(lu, 0), ni, &lwork));
-      void* work = nullptr;
-      const auto work_owner = scratch(type, lwork, s, &work);
-      for (index_t b = 0; b < count; ++b) {
-        NDCUDA_LIB_CHECK(lapack::getrf(h.get(), ni, ni, element<T>(lu, b * n * n), ni, static_cast<T*>(work),
-                                       static_cast<int*>(ipiv) + b * n, codes + b));
-      }
-    });
+    dispatch(type, [&]<class T>() { lu_factor<T>(lu, n, count, static_cast<int*>(ipiv), codes); });
   }
   lu_determinant(type, lu.data(), static_cast<const int*>(ipiv), sign.data(), det_only ? nullptr : logabs.data(), n,
                  count, det_only, s);
