@@ -69,6 +69,17 @@ namespace ndcuda::linalg::detail::lapack {
                                       int lda, const int* ipiv, T* const b[], int ldb, int* info, int batch) {       \
     return cublas##P##getrsBatched(h, t, n, nrhs, a, lda, ipiv, b, ldb, info, batch);                                \
   }
+#define NDCUDA_BATCHED_POTRF(T, P)                                                                                \
+  inline cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a[], int lda, int* info,  \
+                                        int batch) {                                                                  \
+    return cusolverDn##P##potrfBatched(h, u, n, a, lda, info, batch);                                                 \
+  }
+NDCUDA_BATCHED_POTRF(float, S)
+NDCUDA_BATCHED_POTRF(double, D)
+NDCUDA_BATCHED_POTRF(cuComplex, C)
+NDCUDA_BATCHED_POTRF(cuDoubleComplex, Z)
+#undef NDCUDA_BATCHED_POTRF
+
 NDCUDA_BATCHED_LU(float, S)
 NDCUDA_BATCHED_LU(double, D)
 NDCUDA_BATCHED_LU(cuComplex, C)
