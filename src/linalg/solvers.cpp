@@ -275,8 +275,8 @@ erased_array cholesky(const erased_array& a, dtype type, bool upper) {
       // The column-major buffer holds a itself: cuSOLVER's lower triangle is a's lower triangle.
       const cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
       const int ni = to_int(n, "cholesky");
-      if (use_batched_lu(n, count)) {
-        // cuSOLVER's batched Cholesky: one call for the whole stack of small matrices.
+      if (!upper && use_batched_lu(n, count)) {
+        // cuSOLVER's batched Cholesky (lower factors; the upper ones loop): one call for the whole stack of small matrices.
         void** ptrs = nullptr;
         const auto ptr_owner = pointer_arrays(s, count, {{l.data(), n * n * static_cast<index_t>(sizeof(T))}}, &ptrs);
         NDCUDA_LIB_CHECK(lapack::potrf_batched(h.get(), fill, ni, reinterpret_cast<T**>(ptrs), ni, info.at(0),

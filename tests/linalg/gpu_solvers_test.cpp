@@ -254,6 +254,16 @@ TEST(Solvers, SingularAndNotPositiveDefiniteThrowNumPyWording) {
   } catch (const nd::linalg_error& e) {
     EXPECT_NE(std::string(e.what()).find("Matrix is not positive definite"), std::string::npos) << e.what();
   }
+  // A stack of small matrices (batched Cholesky) names the failing one.
+  const auto stack = nd::asarray<double>({4, 0, 0, 4, 1, 2, 2, 1}, {2, 2, 2});
+  try {
+    (void)nd::linalg::cholesky(stack);
+    ADD_FAILURE() << "cholesky of a stack with an indefinite matrix did not throw";
+  } catch (const nd::linalg_error& e) {
+    EXPECT_NE(std::string(e.what()).find("Matrix is not positive definite (cholesky: matrix 1 of the batch of 2)"),
+              std::string::npos)
+        << e.what();
+  }
   // One singular matrix in a batch names its index.
   const auto batch = nd::asarray<double>({2, 0, 0, 2, 1, 1, 1, 1}, {2, 2, 2});
   try {
