@@ -57,7 +57,8 @@ void BM_matmul(benchmark::State& state) {
   const nd::index_t n = state.range(0);
   const auto a = values<T>({n, n});
   const auto b = values<T>({n, n});
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::matmul(a, b)); }, 3);
+  timed(
+      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::matmul(a, b)); }, 3);
   flops(state, 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
 }
 
@@ -120,7 +121,8 @@ void BM_matmul_batched(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = values<float>({1024, 64, 64});
   const auto b = values<float>({1024, 64, 64});
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::matmul(a, b)); }, 10);
+  timed(
+      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::matmul(a, b)); }, 10);
   flops(state, 2.0 * 1024 * 64 * 64 * 64);
 }
 
@@ -129,7 +131,8 @@ void BM_einsum_batched(benchmark::State& state) {
   const nd::index_t n = state.range(0);
   const auto a = values<float>({1024, n, n});
   const auto b = values<float>({1024, n, n});
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::einsum("bij,bjk->bik", a, b)); }, 10);
+  timed(
+      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::einsum("bij,bjk->bik", a, b)); }, 10);
   flops(state, 2.0 * 1024 * static_cast<double>(n * n * n));
   state.SetLabel("compare BM_matmul_batched_n");
 }
@@ -139,7 +142,8 @@ void BM_matmul_batched_n(benchmark::State& state) {
   const nd::index_t n = state.range(0);
   const auto a = values<float>({1024, n, n});
   const auto b = values<float>({1024, n, n});
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::matmul(a, b)); }, 10);
+  timed(
+      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::matmul(a, b)); }, 10);
   flops(state, 2.0 * 1024 * static_cast<double>(n * n * n));
 }
 
@@ -150,7 +154,8 @@ void BM_solve(benchmark::State& state) {
   const nd::ndarray<double> a = r + nd::eye<double>(n) * static_cast<double>(n);
   const auto b = values<double>({n});
   // solve reads its info code back (one wait per call), as torch.linalg.solve does.
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::solve(a, b)); }, 1);
+  timed(
+      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::solve(a, b)); }, 1);
   flops(state, 2.0 / 3.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
 }
 
@@ -158,7 +163,8 @@ void BM_fft_c64(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const nd::ndarray<std::complex<float>> x = values<float>({n}).astype<std::complex<float>>();
-  timed(state, x.stream(), [&] { benchmark::DoNotOptimize(nd::fft::fft(x)); }, 10);
+  timed(
+      state, x.stream(), [&] { benchmark::DoNotOptimize(nd::fft::fft(x)); }, 10);
   state.counters["GBps"] =
       benchmark::Counter(2.0 * static_cast<double>(x.nbytes()) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel("read + write bytes; CuPy cupy.fft.fft in linalg_torch.py");
@@ -168,9 +174,10 @@ void BM_rfft2_f32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const auto x = values<float>({n, n});
-  timed(state, x.stream(), [&] { benchmark::DoNotOptimize(nd::fft::rfft2(x)); }, 10);
-  state.counters["GBps"] = benchmark::Counter(static_cast<double>(x.nbytes()) * 2.0 / 1e9,
-                                              benchmark::Counter::kIsIterationInvariantRate);
+  timed(
+      state, x.stream(), [&] { benchmark::DoNotOptimize(nd::fft::rfft2(x)); }, 10);
+  state.counters["GBps"] =
+      benchmark::Counter(static_cast<double>(x.nbytes()) * 2.0 / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel("read + write bytes; CuPy cupy.fft.rfft2 in linalg_torch.py");
 }
 
@@ -182,8 +189,7 @@ void BM_matmul_bias_relu_bf16(benchmark::State& state) {
   const auto b = values<__nv_bfloat16>({n, n});
   const auto bias = values<__nv_bfloat16>({n});
   timed(
-      state, a.stream(),
-      [&] { benchmark::DoNotOptimize(nd::eval(nd::maximum(nd::matmul(a, b) + bias, 0.0F))); }, 3);
+      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::eval(nd::maximum(nd::matmul(a, b) + bias, 0.0F))); }, 3);
   flops(state, 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
   state.SetLabel("unfused: matmul + one elementwise kernel");
 }

@@ -2,8 +2,8 @@
 // cuBLASLt and cuSOLVER. Include this header and link ndcuda::linalg (plain C++, no nvcc).
 #pragma once
 
-#include <ndcuda/ndcuda.hpp>
 #include <ndcuda/linalg/einsum.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
 #include <ndcuda/linalg/products.hpp>
 #include <ndcuda/linalg/solvers.hpp>
+#include <ndcuda/ndcuda.hpp>

@@ -84,8 +84,8 @@ std::shared_ptr<plan_entry> get_plan(const plan_key& key, bool capturing) {
     NDCUDA_LIB_CHECK(cufftSetAutoAllocation(entry->handle, 0));
     std::vector<long long> n = key.n;
     std::size_t work = 0;
-    NDCUDA_LIB_CHECK(cufftMakePlanMany64(entry->handle, static_cast<int>(n.size()), n.data(), nullptr, 1, 0, nullptr,
-                                         1, 0, key.type, key.batch, &work));
+    NDCUDA_LIB_CHECK(cufftMakePlanMany64(entry->handle, static_cast<int>(n.size()), n.data(), nullptr, 1, 0, nullptr, 1,
+                                         0, key.type, key.batch, &work));
     entry->work_bytes = work;
     devices_with_plans.fetch_or(1ull << key.device);
     std::lock_guard lock(c.mutex);
@@ -121,8 +121,8 @@ void execute(cufftType type, const std::vector<long long>& n, long long batch, c
   void* o = out.data();
   switch (type) {
     case CUFFT_C2C:
-      NDCUDA_LIB_CHECK(cufftExecC2C(entry->handle, static_cast<cufftComplex*>(i), static_cast<cufftComplex*>(o),
-                                    direction));
+      NDCUDA_LIB_CHECK(
+          cufftExecC2C(entry->handle, static_cast<cufftComplex*>(i), static_cast<cufftComplex*>(o), direction));
       break;
     case CUFFT_Z2Z:
       NDCUDA_LIB_CHECK(cufftExecZ2Z(entry->handle, static_cast<cufftDoubleComplex*>(i),

@@ -43,8 +43,7 @@ namespace {
 
 void check_length(index_t n, const char* what) {
   if (n < 1) {
-    throw shape_error(std::string(what) + ": Invalid number of FFT data points (" + std::to_string(n) +
-                      ") specified.");
+    throw shape_error(std::string(what) + ": Invalid number of FFT data points (" + std::to_string(n) + ") specified.");
   }
 }
 

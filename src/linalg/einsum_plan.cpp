@@ -26,8 +26,9 @@ std::vector<int> parse_term(std::string_view term) {
   for (std::size_t i = 0; i < term.size(); ++i) {
     if (term[i] == '.') {
       if (ellipsis || term.substr(i, 3) != "...") {
-        throw shape_error("einsum(): invalid subscript '.' in einstein sum subscripts string: an ellipsis is "
-                          "exactly three dots, at most once per operand");
+        throw shape_error(
+            "einsum(): invalid subscript '.' in einstein sum subscripts string: an ellipsis is "
+            "exactly three dots, at most once per operand");
       }
       ellipsis = true;
       labels.push_back(-1);
@@ -57,7 +58,8 @@ einsum_spec parse_einsum(std::string_view subscripts, std::span<const shape_t> s
   std::vector<std::vector<int>> terms;
   for (std::size_t start = 0;;) {
     const std::size_t comma = lhs.find(',', start);
-    terms.push_back(parse_term(lhs.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    terms.push_back(
+        parse_term(lhs.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
     if (comma == std::string_view::npos) {
       break;
     }
@@ -65,8 +67,7 @@ einsum_spec parse_einsum(std::string_view subscripts, std::span<const shape_t> s
   }
   if (terms.size() != shapes.size()) {
     throw shape_error("einsum(): the subscripts \"" + std::string(subscripts) + "\" name " +
-                      std::to_string(terms.size()) + " operands but " + std::to_string(shapes.size()) +
-                      " were given");
+                      std::to_string(terms.size()) + " operands but " + std::to_string(shapes.size()) + " were given");
   }
   einsum_spec spec;
   spec.extents.assign(einsum_ellipsis_label + 64, -1);
@@ -109,8 +110,8 @@ einsum_spec parse_einsum(std::string_view subscripts, std::span<const shape_t> s
         known = extent;
       } else if (extent != known && !(l >= einsum_ellipsis_label && extent == 1)) {
         throw shape_error("einsum(): operands could not be broadcast together: subscript '" + einsum_label_name(l) +
-                          "' has extent " + std::to_string(known) + " and " + std::to_string(extent) +
-                          " (operand " + std::to_string(i) + ", axis " + std::to_string(d) + ")");
+                          "' has extent " + std::to_string(known) + " and " + std::to_string(extent) + " (operand " +
+                          std::to_string(i) + ", axis " + std::to_string(d) + ")");
       }
     }
     spec.inputs.push_back(std::move(labels));

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-
 #include <ndcuda/array/storage.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/matmul_plan.hpp>
@@ -88,8 +87,10 @@ erased_array matmul_epilogue(const erased_array& a_in, const erased_array& b_in,
   erased_array bias;
   if (bias_in != nullptr) {
     if (bias_in->ndim() != 1 || bias_in->layout.shape[0] != p.n) {
-      throw shape_error("matmul_epilogue: bias must have shape (" + std::to_string(p.n) + ",), one value per column "
-                        "of the product; got " + format_shape(bias_in->layout.shape));
+      throw shape_error("matmul_epilogue: bias must have shape (" + std::to_string(p.n) +
+                        ",), one value per column "
+                        "of the product; got " +
+                        format_shape(bias_in->layout.shape));
     }
     bias = as_contiguous(on_stream(*bias_in, s), out_type);
   }
@@ -134,13 +135,14 @@ erased_array matmul_epilogue(const erased_array& a_in, const erased_array& b_in,
   }
   const int m = as_int(p.m), n = as_int(p.n), k = as_int(p.k);
   // Stored shapes (column-major rows x cols) of the operands as cuBLASLt reads them.
-  NDCUDA_LIB_CHECK(cublasLtMatrixLayoutCreate(&d.a, t, op_b == CUBLAS_OP_N ? static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(k),
-                                              op_b == CUBLAS_OP_N ? static_cast<std::uint64_t>(k) : static_cast<std::uint64_t>(n),
-                                              lb.ld));
-  NDCUDA_LIB_CHECK(cublasLtMatrixLayoutCreate(&d.b, t, op_a == CUBLAS_OP_N ? static_cast<std::uint64_t>(k) : static_cast<std::uint64_t>(m),
-                                              op_a == CUBLAS_OP_N ? static_cast<std::uint64_t>(m) : static_cast<std::uint64_t>(k),
-                                              la.ld));
-  NDCUDA_LIB_CHECK(cublasLtMatrixLayoutCreate(&d.c, t, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), n));
+  NDCUDA_LIB_CHECK(cublasLtMatrixLayoutCreate(
+      &d.a, t, op_b == CUBLAS_OP_N ? static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(k),
+      op_b == CUBLAS_OP_N ? static_cast<std::uint64_t>(k) : static_cast<std::uint64_t>(n), lb.ld));
+  NDCUDA_LIB_CHECK(cublasLtMatrixLayoutCreate(
+      &d.b, t, op_a == CUBLAS_OP_N ? static_cast<std::uint64_t>(k) : static_cast<std::uint64_t>(m),
+      op_a == CUBLAS_OP_N ? static_cast<std::uint64_t>(m) : static_cast<std::uint64_t>(k), la.ld));
+  NDCUDA_LIB_CHECK(
+      cublasLtMatrixLayoutCreate(&d.c, t, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), n));
   const std::size_t workspace = 32u << 20;
   NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceCreate(&d.pref));
   NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
@@ -159,8 +161,8 @@ erased_array matmul_epilogue(const erased_array& a_in, const erased_array& b_in,
   const void* alpha = dbl ? static_cast<const void*>(&one_d) : static_cast<const void*>(&one_f);
   const void* beta = dbl ? static_cast<const void*>(&zero_d) : static_cast<const void*>(&zero_f);
   device_guard guard(s.device());
-  NDCUDA_LIB_CHECK(cublasLtMatmul(lt, d.op, alpha, b.data(), d.a, a.data(), d.b, beta, out.data(), d.c, out.data(),
-                                  d.c, &heuristic.algo, ws, heuristic.workspaceSize, s.handle()));
+  NDCUDA_LIB_CHECK(cublasLtMatmul(lt, d.op, alpha, b.data(), d.a, a.data(), d.b, beta, out.data(), d.c, out.data(), d.c,
+                                  &heuristic.algo, ws, heuristic.workspaceSize, s.handle()));
   return out;
 }
 

@@ -38,8 +38,8 @@ std::atomic<unsigned long long> solver_bits{0};
 
 device_slot& slot_for(int device) {
   if (device < 0 || device >= max_devices) {
-    throw device_error("linalg: device " + std::to_string(device) + " is outside the " +
-                       std::to_string(max_devices) + " devices ndcuda keeps library handles for");
+    throw device_error("linalg: device " + std::to_string(device) + " is outside the " + std::to_string(max_devices) +
+                       " devices ndcuda keeps library handles for");
   }
   return slots()[static_cast<std::size_t>(device)];
 }

@@ -91,8 +91,8 @@ void info_check::finish() {
     return;
   }
   std::vector<int> host(static_cast<std::size_t>(count_));
-  NDCUDA_CUDA_CHECK(cudaMemcpyAsync(host.data(), codes_, host.size() * sizeof(int), cudaMemcpyDeviceToHost,
-                                    s_.handle()));
+  NDCUDA_CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), codes_, host.size() * sizeof(int), cudaMemcpyDeviceToHost, s_.handle()));
   s_.synchronize();
   for (index_t i = 0; i < count_; ++i) {
     if (host[static_cast<std::size_t>(i)] != 0) {

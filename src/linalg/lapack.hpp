@@ -8,14 +8,14 @@
 
 namespace ndcuda::linalg::detail::lapack {
 
-#define NDCUDA_LAPACK_TYPED(T, R, P, ORG, EV)                                                                         \
+#define NDCUDA_LAPACK_TYPED(T, R, P, ORG, EV)                                                                          \
   inline cusolverStatus_t getrf_size(cusolverDnHandle_t h, int m, int n, T* a, int lda, int* lwork) {                  \
     return cusolverDn##P##getrf_bufferSize(h, m, n, a, lda, lwork);                                                    \
   }                                                                                                                    \
   inline cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, T* a, int lda, T* work, int* ipiv, int* info) {    \
     return cusolverDn##P##getrf(h, m, n, a, lda, work, ipiv, info);                                                    \
   }                                                                                                                    \
-  inline cusolverStatus_t getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int nrhs, const T* a, int lda,      \
+  inline cusolverStatus_t getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int nrhs, const T* a, int lda,       \
                                 const int* ipiv, T* b, int ldb, int* info) {                                           \
     return cusolverDn##P##getrs(h, t, n, nrhs, a, lda, ipiv, b, ldb, info);                                            \
   }                                                                                                                    \
@@ -41,8 +41,8 @@ namespace ndcuda::linalg::detail::lapack {
                                 int lwork, int* info) {                                                                \
     return cusolverDn##P##ORG(h, m, n, k, a, lda, tau, work, lwork, info);                                             \
   }                                                                                                                    \
-  inline cusolverStatus_t syevd_size(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n,             \
-                                     const T* a, int lda, const R* w, int* lwork) {                                    \
+  inline cusolverStatus_t syevd_size(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, const T* a, \
+                                     int lda, const R* w, int* lwork) {                                                \
     return cusolverDn##P##EV##_bufferSize(h, j, u, n, a, lda, w, lwork);                                               \
   }                                                                                                                    \
   inline cusolverStatus_t syevd(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, T* a, int lda,   \
@@ -60,19 +60,19 @@ namespace ndcuda::linalg::detail::lapack {
   }
 
 // cuBLAS's batched LU for stacks of small matrices (one launch for the whole stack).
-#define NDCUDA_BATCHED_LU(T, P)                                                                                     \
-  inline cublasStatus_t getrf_batched(cublasHandle_t h, int n, T* const a[], int lda, int* ipiv, int* info,          \
-                                      int batch) {                                                                   \
-    return cublas##P##getrfBatched(h, n, a, lda, ipiv, info, batch);                                                 \
-  }                                                                                                                  \
-  inline cublasStatus_t getrs_batched(cublasHandle_t h, cublasOperation_t t, int n, int nrhs, const T* const a[],    \
-                                      int lda, const int* ipiv, T* const b[], int ldb, int* info, int batch) {       \
-    return cublas##P##getrsBatched(h, t, n, nrhs, a, lda, ipiv, b, ldb, info, batch);                                \
+#define NDCUDA_BATCHED_LU(T, P)                                                                                   \
+  inline cublasStatus_t getrf_batched(cublasHandle_t h, int n, T* const a[], int lda, int* ipiv, int* info,       \
+                                      int batch) {                                                                \
+    return cublas##P##getrfBatched(h, n, a, lda, ipiv, info, batch);                                              \
+  }                                                                                                               \
+  inline cublasStatus_t getrs_batched(cublasHandle_t h, cublasOperation_t t, int n, int nrhs, const T* const a[], \
+                                      int lda, const int* ipiv, T* const b[], int ldb, int* info, int batch) {    \
+    return cublas##P##getrsBatched(h, t, n, nrhs, a, lda, ipiv, b, ldb, info, batch);                             \
   }
-#define NDCUDA_BATCHED_POTRF(T, P)                                                                                \
-  inline cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a[], int lda, int* info,  \
-                                        int batch) {                                                                  \
-    return cusolverDn##P##potrfBatched(h, u, n, a, lda, info, batch);                                                 \
+#define NDCUDA_BATCHED_POTRF(T, P)                                                                                   \
+  inline cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a[], int lda, int* info, \
+                                        int batch) {                                                                 \
+    return cusolverDn##P##potrfBatched(h, u, n, a, lda, info, batch);                                                \
   }
 NDCUDA_BATCHED_POTRF(float, S)
 NDCUDA_BATCHED_POTRF(double, D)

@@ -92,12 +92,13 @@ const char* status_name(cufftResult s) noexcept {
 void throw_library_error(const char* library, int code, const char* name, const char* call,
                          const source_location& where) {
   std::string location = ndcuda::detail::format_location(where);
-  std::string message = std::string(library) + " call " + call + " failed with " + name + " (" +
-                        std::to_string(code) + ") at " + location;
+  std::string message = std::string(library) + " call " + call + " failed with " + name + " (" + std::to_string(code) +
+                        ") at " + location;
   const std::string n = name;
   if (n.find("ALLOC_FAILED") != std::string::npos) {
-    throw out_of_memory(message + ": the library could not allocate its own memory; free arrays or call "
-                                  "free_all_blocks() on the device's pool, then retry");
+    throw out_of_memory(message +
+                        ": the library could not allocate its own memory; free arrays or call "
+                        "free_all_blocks() on the device's pool, then retry");
   }
   if (n.find("NOT_INITIALIZED") != std::string::npos) {
     message += ": the library could not start on this device (is the driver loaded and the device usable?)";

@@ -63,8 +63,7 @@ int as_int(index_t v, const char* what) {
 }
 
 /// The operand's view as (batch..., rows, cols) with broadcast (zero) strides on the batch axes.
-erased_array batched_view(const erased_array& x, bool vector_as_row, const matmul_plan& p, index_t rows,
-                          index_t cols) {
+erased_array batched_view(const erased_array& x, bool vector_as_row, const matmul_plan& p, index_t rows, index_t cols) {
   view_layout l = x.layout;
   if (x.ndim() == 1) {
     // NumPy's promotion: a 1-d a is (1, k), a 1-d b is (k, 1); the new axis has extent 1.
@@ -142,11 +141,10 @@ void cublas_matmul(const erased_array& out, erased_array a, erased_array b, cons
     NDCUDA_LIB_CHECK(cublasGemmEx(lease.get(), op_b, op_a, n, m, k, alpha, b.data(), ct, ldb, a.data(), ct, lda, beta,
                                   out.data(), ct, n, compute, CUBLAS_GEMM_DEFAULT));
   } else {
-    NDCUDA_LIB_CHECK(cublasGemmStridedBatchedEx(lease.get(), op_b, op_a, n, m, k, alpha, b.data(), ct, ldb,
-                                                static_cast<long long>(lb.batch_stride), a.data(), ct, lda,
-                                                static_cast<long long>(la.batch_stride), beta, out.data(), ct, n,
-                                                static_cast<long long>(p.m * p.n), as_int(batch, "batch count"),
-                                                compute, CUBLAS_GEMM_DEFAULT));
+    NDCUDA_LIB_CHECK(cublasGemmStridedBatchedEx(
+        lease.get(), op_b, op_a, n, m, k, alpha, b.data(), ct, ldb, static_cast<long long>(lb.batch_stride), a.data(),
+        ct, lda, static_cast<long long>(la.batch_stride), beta, out.data(), ct, n, static_cast<long long>(p.m * p.n),
+        as_int(batch, "batch count"), compute, CUBLAS_GEMM_DEFAULT));
   }
   report.cublas = true;
 }
@@ -175,7 +173,8 @@ extern "C" __global__ void nd_integer_matmul(const T* a, const T* b, T* c, long 
       for (int i = 0; i < 16; ++i) {
         const T x = sa[threadIdx.y][i];
         const T y = sb[i][threadIdx.x];
-        )" + acc + R"(
+        )" +
+         acc + R"(
       }
       __syncthreads();
     }

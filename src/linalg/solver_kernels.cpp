@@ -46,8 +46,8 @@ extern "C" __global__ void nd_zero_triangle(W* x, long long batch, long long row
 std::string determinant_source(dtype t) {
   const bool cplx = is_complex(t);
   const bool dbl = t == dtype::float64 || t == dtype::complex128;
-  std::string src = std::string("typedef ") + (dbl ? "double" : "float") + " R;\n#define ND_COMPLEX " +
-                    (cplx ? "1" : "0") + "\n";
+  std::string src =
+      std::string("typedef ") + (dbl ? "double" : "float") + " R;\n#define ND_COMPLEX " + (cplx ? "1" : "0") + "\n";
   src += R"(
 // One thread per matrix: sign and log|det| from the diagonal of U and the pivots' parity.
 extern "C" __global__ void nd_lu_determinant(const R* lu, const int* ipiv, R* sign, R* logabs, long long n,

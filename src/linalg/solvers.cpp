@@ -3,15 +3,15 @@
 // copy is needed anyway), then each matrix of the batch is factored in turn.
 #include <algorithm>
 #include <climits>
-#include <initializer_list>
-#include <utility>
 #include <cstring>
+#include <initializer_list>
 #include <ndcuda/array/storage.hpp>
-#include <type_traits>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/operands.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "linalg/erased_ops.hpp"
 #include "linalg/handles.hpp"
@@ -47,8 +47,8 @@ void require_square(const erased_array& a, const char* what) {
   require_matrix(a, what);
   const auto& s = a.layout.shape;
   if (s[s.size() - 1] != s[s.size() - 2]) {
-    throw linalg_error(std::string(what) + ": Last 2 dimensions of the array must be square (shape " +
-                       format_shape(s) + ")");
+    throw linalg_error(std::string(what) + ": Last 2 dimensions of the array must be square (shape " + format_shape(s) +
+                       ")");
   }
 }
 
@@ -117,8 +117,8 @@ bool use_batched_lu(index_t n, index_t count) {
 
 /// Device arrays of matrix pointers: `groups` arrays of `count` each, over buffers with the given
 /// starts and strides (bytes).
-std::shared_ptr<const void> pointer_arrays(const stream& s, index_t count, std::initializer_list<std::pair<void*, index_t>> groups,
-                                           void*** out) {
+std::shared_ptr<const void> pointer_arrays(const stream& s, index_t count,
+                                           std::initializer_list<std::pair<void*, index_t>> groups, void*** out) {
   void* p = nullptr;
   auto owner = ndcuda::detail::allocate_buffer(sizeof(void*) * static_cast<std::size_t>(count) * groups.size(), s, &p);
   *out = static_cast<void**>(p);
@@ -140,8 +140,7 @@ void lu_factor(const erased_array& a, index_t n, index_t batch, int* ipiv, int* 
   const int ni = to_int(n, "LU factorization");
   if (use_batched_lu(n, batch)) {
     void** ptrs = nullptr;
-    const auto ptr_owner =
-        pointer_arrays(a.s, batch, {{a.data(), n * n * static_cast<index_t>(sizeof(T))}}, &ptrs);
+    const auto ptr_owner = pointer_arrays(a.s, batch, {{a.data(), n * n * static_cast<index_t>(sizeof(T))}}, &ptrs);
     blas_lease h(a.s, 0);
     NDCUDA_LIB_CHECK(lapack::getrf_batched(h.get(), ni, reinterpret_cast<T* const*>(ptrs), ni, ipiv, codes,
                                            static_cast<int>(batch)));
@@ -153,8 +152,8 @@ void lu_factor(const erased_array& a, index_t n, index_t batch, int* ipiv, int* 
   void* work = nullptr;
   const auto work_owner = scratch(a.type, lwork, a.s, &work);
   for (index_t b = 0; b < batch; ++b) {
-    NDCUDA_LIB_CHECK(lapack::getrf(h.get(), ni, ni, element<T>(a, b * n * n), ni, static_cast<T*>(work), ipiv + b * n,
-                                   codes + b));
+    NDCUDA_LIB_CHECK(
+        lapack::getrf(h.get(), ni, ni, element<T>(a, b * n * n), ni, static_cast<T*>(work), ipiv + b * n, codes + b));
   }
 }
 
@@ -173,9 +172,10 @@ erased_array solve(const erased_array& a_in, const erased_array& b_in, bool b_ve
   }
   if (bm.ndim() < 2 || bm.layout.shape[bm.layout.shape.size() - 2] != n) {
     const index_t got = bm.ndim() < 2 ? 0 : bm.layout.shape[bm.layout.shape.size() - 2];
-    throw shape_error("solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
-                      "(m,m),(m,n)->(m,n) (size " + std::to_string(got) + " is different from " +
-                      std::to_string(n) + ")");
+    throw shape_error(
+        "solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+        "(m,m),(m,n)->(m,n) (size " +
+        std::to_string(got) + " is different from " + std::to_string(n) + ")");
   }
   const index_t k = bm.layout.shape.back();
   shape_t batch;
@@ -198,17 +198,18 @@ erased_array solve(const erased_array& a_in, const erased_array& b_in, bool b_ve
       const int ki = to_int(k, "solve");
       if (use_batched_lu(n, count)) {
         void** ptrs = nullptr;
-        const auto ptr_owner = pointer_arrays(s, count,
-                                              {{lu.data(), n * n * static_cast<index_t>(sizeof(T))},
-                                               {x.data(), n * k * static_cast<index_t>(sizeof(T))}},
-                                              &ptrs);
+        const auto ptr_owner = pointer_arrays(
+            s, count,
+            {{lu.data(), n * n * static_cast<index_t>(sizeof(T))}, {x.data(), n * k * static_cast<index_t>(sizeof(T))}},
+            &ptrs);
         blas_lease h(s, 0);
         int argument_check = 0;  // cuBLAS reports invalid arguments here, on the host
         NDCUDA_LIB_CHECK(lapack::getrs_batched(h.get(), CUBLAS_OP_N, ni, ki, reinterpret_cast<const T* const*>(ptrs),
                                                ni, static_cast<int*>(ipiv), reinterpret_cast<T* const*>(ptrs + count),
                                                ni, &argument_check, static_cast<int>(count)));
         if (argument_check != 0) {
-          throw error("ndcuda internal error: cublas getrsBatched rejected argument " + std::to_string(-argument_check));
+          throw error("ndcuda internal error: cublas getrsBatched rejected argument " +
+                      std::to_string(-argument_check));
         }
         return;
       }
@@ -276,7 +277,8 @@ erased_array cholesky(const erased_array& a, dtype type, bool upper) {
       const cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
       const int ni = to_int(n, "cholesky");
       if (!upper && use_batched_lu(n, count)) {
-        // cuSOLVER's batched Cholesky (lower factors; the upper ones loop): one call for the whole stack of small matrices.
+        // cuSOLVER's batched Cholesky (lower factors; the upper ones loop): one call for the whole stack of small
+        // matrices.
         void** ptrs = nullptr;
         const auto ptr_owner = pointer_arrays(s, count, {{l.data(), n * n * static_cast<index_t>(sizeof(T))}}, &ptrs);
         NDCUDA_LIB_CHECK(lapack::potrf_batched(h.get(), fill, ni, reinterpret_cast<T**>(ptrs), ni, info.at(0),

@@ -59,12 +59,13 @@ TEST(FftPlan, NumPyMessages) {
             "fft: Invalid number of FFT data points (0) specified.");
   EXPECT_EQ(message_of([] { (void)plan_axis(nd::shape_t{1}, std::nullopt, -1, true, "irfft"); }),
             "irfft: Invalid number of FFT data points (0) specified.");
-  EXPECT_NE(message_of([] { (void)plan_axes(nd::shape_t{2, 3}, nd::shape_t{2}, std::vector<nd::index_t>{0, 1}, false,
-                                            "fftn"); })
-                .find("Shape and axes have different lengths"),
+  EXPECT_NE(message_of([] {
+              (void)plan_axes(nd::shape_t{2, 3}, nd::shape_t{2}, std::vector<nd::index_t>{0, 1}, false, "fftn");
+            }).find("Shape and axes have different lengths"),
             std::string::npos);
-  EXPECT_NE(message_of([] { (void)plan_axis(nd::shape_t{2, 3}, std::nullopt, 2, false, "fft"); })
-                .find("axis 2 is out of bounds for array of dimension 2"),
+  EXPECT_NE(message_of([] {
+              (void)plan_axis(nd::shape_t{2, 3}, std::nullopt, 2, false, "fft");
+            }).find("axis 2 is out of bounds for array of dimension 2"),
             std::string::npos);
   EXPECT_EQ(message_of([] { (void)nd::fft::detail::parse_norm("none"); }),
             "Invalid norm value none; should be \"backward\", \"ortho\" or \"forward\".");
@@ -87,12 +88,12 @@ TEST(FftPlan, OutputDtypesFollowNumPy2) {
   static_assert(complex_for(nd::dtype::float64) == nd::dtype::complex128);
   static_assert(complex_for(nd::dtype::int32) == nd::dtype::complex128);
   static_assert(complex_for(nd::dtype::complex64) == nd::dtype::complex64);
-  static_assert(std::is_same_v<decltype(nd::fft::rfft(std::declval<nd::ndarray<float>>())),
-                               nd::ndarray<std::complex<float>>>);
-  static_assert(std::is_same_v<decltype(nd::fft::irfft(std::declval<nd::ndarray<std::complex<float>>>())),
-                               nd::ndarray<float>>);
-  static_assert(std::is_same_v<decltype(nd::fft::fft(std::declval<nd::ndarray<int>>())),
-                               nd::ndarray<std::complex<double>>>);
+  static_assert(
+      std::is_same_v<decltype(nd::fft::rfft(std::declval<nd::ndarray<float>>())), nd::ndarray<std::complex<float>>>);
+  static_assert(
+      std::is_same_v<decltype(nd::fft::irfft(std::declval<nd::ndarray<std::complex<float>>>())), nd::ndarray<float>>);
+  static_assert(
+      std::is_same_v<decltype(nd::fft::fft(std::declval<nd::ndarray<int>>())), nd::ndarray<std::complex<double>>>);
   SUCCEED();
 }
 

@@ -92,20 +92,20 @@ TEST(Einsum, NumPyDocumentationForms) {
   const auto b = random_array<double>({5});
   const auto c = random_array<double>({2, 3});
   const auto d = random_array<double>({3, 4});
-  check<double>("ii", tol, a);              // trace
-  check<double>("ii->i", tol, a);           // diagonal
-  check<double>("ij->i", tol, a);           // sum over an axis
-  check<double>("ij->", tol, c);            // total sum
-  check<double>("ji", tol, c);              // implicit transpose
-  check<double>("ij->ji", tol, c);          // explicit transpose
-  check<double>("i,i", tol, b, b);          // inner product
-  check<double>("i,i->i", tol, b, b);       // elementwise product
-  check<double>("ij,j", tol, a, b);         // matrix-vector
-  check<double>("...j,j", tol, a, b);       // the same through "..."
+  check<double>("ii", tol, a);                              // trace
+  check<double>("ii->i", tol, a);                           // diagonal
+  check<double>("ij->i", tol, a);                           // sum over an axis
+  check<double>("ij->", tol, c);                            // total sum
+  check<double>("ji", tol, c);                              // implicit transpose
+  check<double>("ij->ji", tol, c);                          // explicit transpose
+  check<double>("i,i", tol, b, b);                          // inner product
+  check<double>("i,i->i", tol, b, b);                       // elementwise product
+  check<double>("ij,j", tol, a, b);                         // matrix-vector
+  check<double>("...j,j", tol, a, b);                       // the same through "..."
   check<double>("i,j", tol, b, random_array<double>({3}));  // outer product
-  check<double>("ij,jk", tol, c, d);        // matmul, implicit
+  check<double>("ij,jk", tol, c, d);                        // matmul, implicit
   check<double>("ij,jk->ik", tol, c, d);
-  check<double>("ij,jk->ki", tol, c, d);    // matmul, transposed result
+  check<double>("ij,jk->ki", tol, c, d);                                    // matmul, transposed result
   check<double>(",ij", tol, nd::asarray<double>({2.5}, nd::shape_t{}), c);  // scalar times matrix
   check<double>("ij,ij->ij", tol, c, random_array<double>({2, 3}));
   const auto t1 = random_array<double>({3, 4, 5});

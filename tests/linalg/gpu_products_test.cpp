@@ -100,8 +100,7 @@ TEST(Matmul, EmptyOperands) {
     EXPECT_EQ(x, 0.0f);
   }
   EXPECT_EQ(nd::matmul(random_array<double>({0, 5}), random_array<double>({5, 2})).shape(), (nd::shape_t{0, 2}));
-  EXPECT_EQ(nd::matmul(random_array<double>({0, 3, 5}), random_array<double>({5, 2})).shape(),
-            (nd::shape_t{0, 3, 2}));
+  EXPECT_EQ(nd::matmul(random_array<double>({0, 3, 5}), random_array<double>({5, 2})).shape(), (nd::shape_t{0, 3, 2}));
   const auto ik = nd::matmul(random_array<int>({2, 0}), random_array<int>({0, 2}));
   for (int x : ik.to_host()) {
     EXPECT_EQ(x, 0);
@@ -145,7 +144,8 @@ TEST(Products, DotVdotInnerOuterTensordotKron) {
         for (int m = 0; m < 6; ++m) {
           cf acc = 0;
           for (int t = 0; t < 5; ++t) {
-            acc += ha[static_cast<std::size_t>((i * 4 + j) * 5 + t)] * hb[static_cast<std::size_t>((k * 5 + t) * 6 + m)];
+            acc +=
+                ha[static_cast<std::size_t>((i * 4 + j) * 5 + t)] * hb[static_cast<std::size_t>((k * 5 + t) * 6 + m)];
           }
           EXPECT_NEAR(std::abs(hd[static_cast<std::size_t>(((i * 4 + j) * 2 + k) * 6 + m)] - acc), 0.0, 1e-12);
         }
@@ -243,7 +243,8 @@ void check_epilogue(nd::linalg::activation act, bool with_bias, double tol_rel) 
       double scale = std::abs(acc);
       for (int k = 0; k < 70; ++k) {
         acc += ha[static_cast<std::size_t>(i * 70 + k)].real() * hb[static_cast<std::size_t>(k * 33 + j)].real();
-        scale += std::abs(ha[static_cast<std::size_t>(i * 70 + k)].real() * hb[static_cast<std::size_t>(k * 33 + j)].real());
+        scale +=
+            std::abs(ha[static_cast<std::size_t>(i * 70 + k)].real() * hb[static_cast<std::size_t>(k * 33 + j)].real());
       }
       double ref = acc;
       if (act == nd::linalg::activation::relu) {

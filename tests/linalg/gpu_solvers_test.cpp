@@ -91,7 +91,8 @@ TYPED_TEST(SolverTyped, SolveInvDetSlogdet) {
   EXPECT_LT(rel_diff(nd::ndarray<T>(nd::matmul(big, nd::linalg::solve(big, big_b))), big_b), tol<T>());
   const auto ai = nd::linalg::inv(a);
   const nd::ndarray<T> eye = nd::eye<T>(17);
-  EXPECT_LT(rel_diff(nd::ndarray<T>(nd::matmul(a, ai)), nd::ndarray<T>(eye.broadcast_to({3, 17, 17}).copy())), tol<T>());
+  EXPECT_LT(rel_diff(nd::ndarray<T>(nd::matmul(a, ai)), nd::ndarray<T>(eye.broadcast_to({3, 17, 17}).copy())),
+            tol<T>());
   // det and slogdet against a host LU in double.
   const auto small = well_conditioned<T>({2}, 6);
   const auto det = host_values(nd::linalg::det(small));
@@ -130,8 +131,8 @@ TYPED_TEST(SolverTyped, CholeskyQrSvdEigh) {
     EXPECT_EQ(q.shape().back(), k);
     EXPECT_LT(rel_diff(nd::ndarray<T>(nd::matmul(q, r)), a), tol<T>());
     const nd::ndarray<T> eye_k = nd::eye<T>(k);
-    EXPECT_LT(rel_diff(nd::ndarray<T>(nd::matmul(herm(q), q)), nd::ndarray<T>(eye_k.broadcast_to(
-                                                                          nd::matmul(herm(q), q).shape()).copy())),
+    EXPECT_LT(rel_diff(nd::ndarray<T>(nd::matmul(herm(q), q)),
+                       nd::ndarray<T>(eye_k.broadcast_to(nd::matmul(herm(q), q).shape()).copy())),
               tol<T>());
     const auto [qc, rc] = nd::linalg::qr(a, nd::linalg::qr_mode::complete);
     EXPECT_EQ(qc.shape().back(), m);

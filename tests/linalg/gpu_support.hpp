@@ -115,8 +115,10 @@ inline host_product host_matmul_nd(const std::vector<cd>& a, const shape_t& as, 
     for (std::size_t d = nb; d-- > 0;) {
       const index_t c = rest % p.batch[d];
       rest /= p.batch[d];
-      const std::ptrdiff_t da = static_cast<std::ptrdiff_t>(d) - static_cast<std::ptrdiff_t>(nb) + static_cast<std::ptrdiff_t>(a2.size() - 2);
-      const std::ptrdiff_t db = static_cast<std::ptrdiff_t>(d) - static_cast<std::ptrdiff_t>(nb) + static_cast<std::ptrdiff_t>(b2.size() - 2);
+      const std::ptrdiff_t da =
+          static_cast<std::ptrdiff_t>(d) - static_cast<std::ptrdiff_t>(nb) + static_cast<std::ptrdiff_t>(a2.size() - 2);
+      const std::ptrdiff_t db =
+          static_cast<std::ptrdiff_t>(d) - static_cast<std::ptrdiff_t>(nb) + static_cast<std::ptrdiff_t>(b2.size() - 2);
       if (da >= 0 && a2[static_cast<std::size_t>(da)] != 1) {
         oa += c * sa[static_cast<std::size_t>(da)];
       }

@@ -54,14 +54,19 @@ TEST(MatmulPlan, EmptyExtents) {
 }
 
 TEST(MatmulPlan, NumPyMessages) {
-  EXPECT_NE(message_of([] { (void)plan_matmul(nd::shape_t{}, nd::shape_t{3}); })
-                .find("matmul: Input operand 0 does not have enough dimensions (has 0"),
+  EXPECT_NE(message_of([] {
+              (void)plan_matmul(nd::shape_t{}, nd::shape_t{3});
+            }).find("matmul: Input operand 0 does not have enough dimensions (has 0"),
             std::string::npos);
-  EXPECT_NE(message_of([] { (void)plan_matmul(nd::shape_t{2, 3}, nd::shape_t{4, 5}); })
+  EXPECT_NE(message_of([] {
+              (void)plan_matmul(nd::shape_t{2, 3}, nd::shape_t{4, 5});
+            })
                 .find("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
                       "(n?,k),(k,m?)->(n?,m?) (size 4 is different from 3)"),
             std::string::npos);
-  EXPECT_NE(message_of([] { (void)plan_matmul(nd::shape_t{2, 2, 3}, nd::shape_t{3, 3, 4}); }).find("do not broadcast"),
+  EXPECT_NE(message_of([] {
+              (void)plan_matmul(nd::shape_t{2, 2, 3}, nd::shape_t{3, 3, 4});
+            }).find("do not broadcast"),
             std::string::npos);
   EXPECT_THROW((void)plan_matmul(nd::shape_t{2, 3}, nd::shape_t{4, 5}), nd::shape_error);
 }
@@ -112,11 +117,12 @@ TEST(ResultTypes, PromotionAndSolverTypes) {
   static_assert(solver_dtype(nd::dtype::int32) == nd::dtype::float64);
   static_assert(solver_dtype(nd::dtype::float16) == nd::dtype::float32);
   static_assert(solver_dtype(nd::dtype::complex64) == nd::dtype::complex64);
-  static_assert(std::is_same_v<decltype(nd::matmul(std::declval<nd::ndarray<int>>(), std::declval<nd::ndarray<float>>())),
-                               nd::ndarray<double>>);
-  static_assert(std::is_same_v<decltype(nd::matmul(std::declval<nd::ndarray<__half>>(),
-                                                   std::declval<nd::ndarray<__half>>())),
-                               nd::ndarray<__half>>);
+  static_assert(
+      std::is_same_v<decltype(nd::matmul(std::declval<nd::ndarray<int>>(), std::declval<nd::ndarray<float>>())),
+                     nd::ndarray<double>>);
+  static_assert(
+      std::is_same_v<decltype(nd::matmul(std::declval<nd::ndarray<__half>>(), std::declval<nd::ndarray<__half>>())),
+                     nd::ndarray<__half>>);
   static_assert(std::is_same_v<decltype(nd::linalg::inv(std::declval<nd::ndarray<int>>())), nd::ndarray<double>>);
   SUCCEED();
 }
@@ -187,17 +193,23 @@ TEST(EinsumParse, Errors) {
   std::vector<nd::shape_t> two{{2, 3}, {4, 5}};
   EXPECT_NE(message_of([&] { (void)parse_einsum("ij,jk", two); }).find("subscript 'j' has extent 3 and 4"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { (void)parse_einsum("ij,jk->iz", std::vector<nd::shape_t>{{2, 3}, {3, 4}}); })
-                .find("output subscript 'z' did not appear in an input"),
+  EXPECT_NE(message_of([&] {
+              (void)parse_einsum("ij,jk->iz", std::vector<nd::shape_t>{{2, 3}, {3, 4}});
+            }).find("output subscript 'z' did not appear in an input"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { (void)parse_einsum("i1", std::vector<nd::shape_t>{{2, 3}}); }).find("invalid subscript '1'"),
+  EXPECT_NE(message_of([&] {
+              (void)parse_einsum("i1", std::vector<nd::shape_t>{{2, 3}});
+            }).find("invalid subscript '1'"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { (void)parse_einsum("ijk", std::vector<nd::shape_t>{{2, 3}}); }).find("has 2 dimensions"),
+  EXPECT_NE(message_of([&] {
+              (void)parse_einsum("ijk", std::vector<nd::shape_t>{{2, 3}});
+            }).find("has 2 dimensions"),
             std::string::npos);
   EXPECT_NE(message_of([&] { (void)parse_einsum("ij", two); }).find("name 1 operands but 2 were given"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { (void)parse_einsum("ij->ii", std::vector<nd::shape_t>{{2, 3}}); })
-                .find("appears more than once"),
+  EXPECT_NE(message_of([&] {
+              (void)parse_einsum("ij->ii", std::vector<nd::shape_t>{{2, 3}});
+            }).find("appears more than once"),
             std::string::npos);
 }
 

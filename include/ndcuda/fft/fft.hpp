@@ -56,8 +56,9 @@ auto cfftn(const X& x, const axes_plan& p, bool inverse, norm_mode norm) {
 
 template <class X>
 auto rfftn_impl(const X& x, const axes_plan& p, norm_mode norm) {
-  static_assert(!is_complex(dtype_of<value_t<X>>), "rfft needs real input (NumPy discards the imaginary part with "
-                                                   "a warning); take nd::real(x) first");
+  static_assert(!is_complex(dtype_of<value_t<X>>),
+                "rfft needs real input (NumPy discards the imaginary part with "
+                "a warning); take nd::real(x) first");
   using R = type_of<real_for(dtype_of<value_t<X>>)>;
   using C = type_of<complex_for(dtype_of<R>)>;
   const auto a = to_array(x);

@@ -92,7 +92,9 @@ labelled<R> contract(const labelled<R>& a, const labelled<R>& b, const std::vect
   const auto pos = [](const std::vector<int>& labels, int l) {
     return static_cast<index_t>(std::find(labels.begin(), labels.end(), l) - labels.begin());
   };
-  const auto extent = [&](const labelled<R>& x, int l) { return x.a.shape()[static_cast<std::size_t>(pos(x.labels, l))]; };
+  const auto extent = [&](const labelled<R>& x, int l) {
+    return x.a.shape()[static_cast<std::size_t>(pos(x.labels, l))];
+  };
   std::vector<index_t> perm_a, perm_b;
   shape_t shape_a, shape_b;
   std::vector<int> out_labels;

@@ -206,8 +206,8 @@ template <array_operand X, array_operand Y, array_operand B>
   const auto c = detail::to_array(bias);
   using R = promote_t<detail::value_t<X>, detail::value_t<Y>>;
   const detail::erased_array ec = detail::erase(c);
-  detail::erased_array r = detail::matmul_epilogue(detail::erase(a), detail::erase(b), &ec, dtype_of<R>,
-                                                   static_cast<int>(act));
+  detail::erased_array r =
+      detail::matmul_epilogue(detail::erase(a), detail::erase(b), &ec, dtype_of<R>, static_cast<int>(act));
   if (r.base == nullptr && r.owner == nullptr && a.shape()[0] * b.shape()[1] > 0) {
     return detail::compose_epilogue<R>(a, b, &c, act);
   }
@@ -219,8 +219,8 @@ template <array_operand X, array_operand Y>
   const auto a = detail::to_array(x);
   const auto b = detail::to_array(y);
   using R = promote_t<detail::value_t<X>, detail::value_t<Y>>;
-  detail::erased_array r = detail::matmul_epilogue(detail::erase(a), detail::erase(b), nullptr, dtype_of<R>,
-                                                   static_cast<int>(act));
+  detail::erased_array r =
+      detail::matmul_epilogue(detail::erase(a), detail::erase(b), nullptr, dtype_of<R>, static_cast<int>(act));
   if (r.base == nullptr && r.owner == nullptr && a.shape()[0] * b.shape()[1] > 0) {
     return detail::compose_epilogue<R, typename decltype(a)::value_type, typename decltype(b)::value_type, R>(
         a, b, nullptr, act);
@@ -304,9 +304,10 @@ template <array_operand X>
 [[nodiscard]] auto matrix_power(const X& x, long long n) {
   using E = linalg::detail::value_t<X>;
   const ndarray<E> a = linalg::detail::to_array(x);
-  if (a.ndim() < 2 || a.shape()[static_cast<std::size_t>(a.ndim() - 1)] != a.shape()[static_cast<std::size_t>(a.ndim() - 2)]) {
-    throw linalg_error("matrix_power: Last 2 dimensions of the array must be square (shape " +
-                       format_shape(a.shape()) + ")");
+  if (a.ndim() < 2 ||
+      a.shape()[static_cast<std::size_t>(a.ndim() - 1)] != a.shape()[static_cast<std::size_t>(a.ndim() - 2)]) {
+    throw linalg_error("matrix_power: Last 2 dimensions of the array must be square (shape " + format_shape(a.shape()) +
+                       ")");
   }
   if (n == 0) {
     const index_t size = a.shape().back();
@@ -316,8 +317,9 @@ template <array_operand X>
   ndarray<E> base = a;
   if (n < 0) {
     if constexpr (is_integral(dtype_of<E>) || dtype_of<E> == dtype::bool_) {
-      throw linalg_error("matrix_power: negative powers need a float or complex matrix (integer matrices are not "
-                         "invertible in general); convert with astype<double>() first");
+      throw linalg_error(
+          "matrix_power: negative powers need a float or complex matrix (integer matrices are not "
+          "invertible in general); convert with astype<double>() first");
     } else {
       base.rebind(ndarray<E>(inv(a)));
       n = -n;

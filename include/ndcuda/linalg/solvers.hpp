@@ -50,7 +50,8 @@ template <array_operand X>
 [[nodiscard]] auto slogdet(const X& a) {
   using T = detail::solver_t<detail::value_t<X>>;
   auto r = detail::slogdet(detail::erase(detail::to_array(a)), dtype_of<T>, false);
-  return std::make_tuple(detail::restore<T>(std::move(r.first)), detail::restore<detail::real_t<T>>(std::move(r.second)));
+  return std::make_tuple(detail::restore<T>(std::move(r.first)),
+                         detail::restore<detail::real_t<T>>(std::move(r.second)));
 }
 
 /// The Cholesky factor L (lower, a = L L^H) of each Hermitian positive-definite matrix, reading
@@ -105,13 +106,15 @@ template <array_operand X>
 [[nodiscard]] auto eigh(const X& a, bool upper = false) {
   using T = detail::solver_t<detail::value_t<X>>;
   auto r = detail::eigh(detail::erase(detail::to_array(a)), dtype_of<T>, upper, true);
-  return std::make_tuple(detail::restore<detail::real_t<T>>(std::move(r.first)), detail::restore<T>(std::move(r.second)));
+  return std::make_tuple(detail::restore<detail::real_t<T>>(std::move(r.first)),
+                         detail::restore<T>(std::move(r.second)));
 }
 
 template <array_operand X>
 [[nodiscard]] auto eigvalsh(const X& a, bool upper = false) {
   using T = detail::solver_t<detail::value_t<X>>;
-  return detail::restore<detail::real_t<T>>(detail::eigh(detail::erase(detail::to_array(a)), dtype_of<T>, upper, false).first);
+  return detail::restore<detail::real_t<T>>(
+      detail::eigh(detail::erase(detail::to_array(a)), dtype_of<T>, upper, false).first);
 }
 
 namespace detail {
@@ -191,7 +194,8 @@ template <array_operand X, array_operand Y>
   const ndarray<T> a = detail::to_array(ax).template astype<T>();
   const ndarray<T> b = detail::to_array(bx).template astype<T>();
   if (a.ndim() != 2) {
-    throw linalg_error("lstsq: " + std::to_string(a.ndim()) + "-dimensional array given. Array must be two-dimensional");
+    throw linalg_error("lstsq: " + std::to_string(a.ndim()) +
+                       "-dimensional array given. Array must be two-dimensional");
   }
   const index_t m = a.shape()[0], n = a.shape()[1];
   if (b.ndim() < 1 || b.ndim() > 2 || b.shape()[0] != m) {
@@ -228,7 +232,8 @@ template <array_operand X>
   using R = detail::real_t<T>;
   const ndarray<T> a = detail::to_array(x).template astype<T>();
   if (a.ndim() < 2) {
-    throw linalg_error("matrix_norm: " + std::to_string(a.ndim()) + "-dimensional array given. Array must be at "
+    throw linalg_error("matrix_norm: " + std::to_string(a.ndim()) +
+                       "-dimensional array given. Array must be at "
                        "least two-dimensional");
   }
   if (ord == "fro") {

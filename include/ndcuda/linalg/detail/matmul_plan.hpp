@@ -10,13 +10,13 @@ namespace ndcuda::linalg::detail {
 
 /// out[..., m, n] = sum_k a[..., m, k] * b[..., k, n] over the broadcast batch.
 struct matmul_plan {
-  shape_t batch;        ///< broadcast batch shape (empty for plain matrices)
-  index_t m = 0;        ///< rows of a (1 when a was a vector)
-  index_t n = 0;        ///< columns of b (1 when b was a vector)
-  index_t k = 0;        ///< the contracted extent
+  shape_t batch;          ///< broadcast batch shape (empty for plain matrices)
+  index_t m = 0;          ///< rows of a (1 when a was a vector)
+  index_t n = 0;          ///< columns of b (1 when b was a vector)
+  index_t k = 0;          ///< the contracted extent
   bool a_vector = false;  ///< a was 1-d: promoted to (1, k), that axis removed from the result
   bool b_vector = false;  ///< b was 1-d: promoted to (k, 1), that axis removed from the result
-  shape_t out_shape;    ///< NumPy's result shape
+  shape_t out_shape;      ///< NumPy's result shape
   [[nodiscard]] index_t batch_count() const { return shape_size(batch); }
 };
 
