@@ -2,10 +2,12 @@
 // the pool on the operation's stream, strided copies with casts (array/storage.hpp's kernels).
 #pragma once
 
-#include <ndcuda/linalg/detail/erased.hpp>
+#include <ndcuda/array/detail/erased.hpp>
 #include <span>
 
 namespace ndcuda::linalg::detail {
+
+using ndcuda::detail::erased_array;
 
 /// A new C-contiguous array of `type` and `shape` on `s` (uninitialised).
 [[nodiscard]] erased_array empty_array(dtype type, shape_t shape, const stream& s);

@@ -2,12 +2,14 @@
 // determinant from an LU factorization. Private to ndcuda::linalg; NVRTC-compiled on first use.
 #pragma once
 
+#include <ndcuda/array/detail/erased.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>
-#include <ndcuda/linalg/detail/erased.hpp>
 
 namespace ndcuda::linalg::detail {
+
+using ndcuda::detail::erased_array;
 
 /// Zeroes, in place, the elements of x's matrices (..., rows, cols; any strides, batch axes
 /// collapsible to one stride) strictly below the diagonal (`keep_upper`) or strictly above it.

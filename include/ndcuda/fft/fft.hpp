@@ -5,7 +5,7 @@
 
 #include <ndcuda/fft/detail/entry_points.hpp>
 #include <ndcuda/fft/detail/fft_plan.hpp>
-#include <ndcuda/linalg/detail/operands.hpp>
+#include <ndcuda/ops/detail/operand_array.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <optional>
 #include <string_view>
@@ -15,8 +15,11 @@ namespace ndcuda::fft {
 
 namespace detail {
 
-using linalg::detail::to_array;
-using linalg::detail::value_t;
+using ndcuda::detail::erase;
+using ndcuda::detail::restore;
+using ndcuda::detail::to_array;
+template <class X>
+using value_t = ndcuda::detail::operand_value_t<X>;
 
 /// The complex dtype a transform of input dtype t computes in: complex64 for float32, float16,
 /// bfloat16 and complex64; complex128 otherwise (float64, integers, bool), as NumPy 2.
@@ -32,7 +35,9 @@ constexpr dtype real_for(dtype t) noexcept {
 template <class E>
 void scale_in_place(const ndarray<E>& r, double factor) {
   if (factor != 1.0) {
-    using R = type_of<linalg::detail::real_dtype(dtype_of<E>)>;
+    using R = type_of<dtype_of<E> == dtype::complex64    ? dtype::float32
+                      : dtype_of<E> == dtype::complex128 ? dtype::float64
+                                                         : dtype_of<E>>;
     r(ellipsis) = r * static_cast<R>(factor);
   }
 }
@@ -49,7 +54,7 @@ template <class X>
 auto cfftn(const X& x, const axes_plan& p, bool inverse, norm_mode norm) {
   using C = type_of<complex_for(dtype_of<value_t<X>>)>;
   const auto a = to_array(x);
-  ndarray<C> r = linalg::detail::restore<C>(c2c(linalg::detail::erase(a), dtype_of<C>, p.axes, p.lengths, inverse));
+  ndarray<C> r = restore<C>(c2c(erase(a), dtype_of<C>, p.axes, p.lengths, inverse));
   scale_in_place(r, scale_for(norm, inverse, points(p.lengths)));
   return r;
 }
@@ -62,7 +67,7 @@ auto rfftn_impl(const X& x, const axes_plan& p, norm_mode norm) {
   using R = type_of<real_for(dtype_of<value_t<X>>)>;
   using C = type_of<complex_for(dtype_of<R>)>;
   const auto a = to_array(x);
-  ndarray<C> r = linalg::detail::restore<C>(r2c(linalg::detail::erase(a), dtype_of<R>, p.axes, p.lengths));
+  ndarray<C> r = restore<C>(r2c(erase(a), dtype_of<R>, p.axes, p.lengths));
   scale_in_place(r, scale_for(norm, false, points(p.lengths)));
   return r;
 }
@@ -72,7 +77,7 @@ auto irfftn_impl(const X& x, const axes_plan& p, norm_mode norm) {
   using C = type_of<complex_for(dtype_of<value_t<X>>)>;
   using R = type_of<real_for(dtype_of<C>)>;
   const auto a = to_array(x);
-  ndarray<R> r = linalg::detail::restore<R>(c2r(linalg::detail::erase(a), dtype_of<C>, p.axes, p.lengths));
+  ndarray<R> r = restore<R>(c2r(erase(a), dtype_of<C>, p.axes, p.lengths));
   scale_in_place(r, scale_for(norm, true, points(p.lengths)));
   return r;
 }

@@ -1,13 +1,14 @@
-// The compiled entry points of nd::fft (src/fft, in ndcuda::linalg), on type-erased arrays.
+// The compiled entry points of nd::fft (src/fft, in the ndcuda::linalg library), on type-erased
+// arrays. Builds on array/detail/erased.hpp.
 #pragma once
 
 #include <cstddef>
-#include <ndcuda/linalg/detail/erased.hpp>
+#include <ndcuda/array/detail/erased.hpp>
 #include <vector>
 
 namespace ndcuda::fft::detail {
 
-using linalg::detail::erased_array;
+using ndcuda::detail::erased_array;
 
 /// Complex-to-complex transform of x (converted to the complex dtype `type`) over `axes`, each
 /// cropped or zero-padded to its length; the result keeps x's axis order.

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
-#include <ndcuda/linalg/detail/erased.hpp>
+#include <ndcuda/array/detail/erased.hpp>
 #include <utility>
 
 namespace ndcuda::linalg::detail {
+
+using ndcuda::detail::erased_array;
 
 /// numpy.matmul of a and b with the result in `out_type` (operands converted to it first when
 /// their dtype differs). Float and complex types go to cuBLAS, integers and bool to an exact

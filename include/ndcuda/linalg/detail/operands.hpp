@@ -3,26 +3,21 @@
 // Builds on ops/evaluate.hpp and linalg/detail/erased.hpp.
 #pragma once
 
+#include <ndcuda/array/detail/erased.hpp>
 #include <ndcuda/core/promotion.hpp>
-#include <ndcuda/linalg/detail/erased.hpp>
-#include <ndcuda/ops/evaluate.hpp>
+#include <ndcuda/ops/detail/operand_array.hpp>
 #include <type_traits>
 #include <utility>
 
 namespace ndcuda::linalg::detail {
 
-/// An operand as an array: arrays as they are, expressions evaluated (one fused kernel).
-template <class X>
-auto to_array(const X& x) {
-  if constexpr (ndcuda::detail::is_ndarray<std::remove_cvref_t<X>>) {
-    return x;
-  } else {
-    return eval(x);
-  }
-}
+using ndcuda::detail::erase;
+using ndcuda::detail::erased_array;
+using ndcuda::detail::restore;
+using ndcuda::detail::to_array;
 
 template <class X>
-using value_t = std::remove_cv_t<typename decltype(to_array(std::declval<const X&>()))::value_type>;
+using value_t = ndcuda::detail::operand_value_t<X>;
 
 /// The dtype numpy.linalg computes in for input dtype t: float32 and complex stay, float64 for
 /// integers and bool; float16/bfloat16 compute in float32 (NumPy refuses float16; cuSOLVER has

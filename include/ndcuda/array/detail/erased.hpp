@@ -1,5 +1,5 @@
-// A type-erased array handle: what the compiled linalg/fft code (src/linalg, src/fft) takes and
-// returns, so templates stay thin. Builds on array/ndarray.hpp.
+// A type-erased array handle: what compiled code above ops/ (src/linalg, src/fft) takes and
+// returns, so the public templates stay thin. Builds on array/ndarray.hpp.
 #pragma once
 
 #include <memory>
@@ -7,7 +7,7 @@
 #include <string>
 #include <type_traits>
 
-namespace ndcuda::linalg::detail {
+namespace ndcuda::detail {
 
 /// An ndarray without its element type: buffer start, layout relative to it (in elements), dtype.
 struct erased_array {
@@ -42,4 +42,4 @@ ndarray<E> restore(erased_array x) {
   return ndarray<E>(std::move(x.owner), static_cast<E*>(x.base), std::move(x.layout), x.device, std::move(x.s));
 }
 
-}  // namespace ndcuda::linalg::detail
+}  // namespace ndcuda::detail
