@@ -273,3 +273,24 @@ TEST(MatmulEpilogue, BiasReluGeluInOneCall) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Handles, CreatedOnlyOnTheDeviceUsedMultiGpu) {
+  NDCUDA_REQUIRE_GPUS(2);
+  // A fresh process (ctest runs each test alone): nothing was created before this call.
+  ASSERT_EQ(nd::linalg::detail::created_handles().blas, 0u);
+  const nd::stream s1(1);
+  const auto a = nd::asarray<float>(nd::testing::random_values<float>(64), {8, 8}, s1);
+  const auto c = nd::matmul(a, a);
+  EXPECT_EQ(c.device(), 1);
+  const auto x = nd::linalg::solve(nd::ndarray<float>(a + nd::eye<float>(8, std::nullopt, 0, s1) * 8.0f), a);
+  s1.synchronize();
+  const auto bits = nd::linalg::detail::created_handles();
+  EXPECT_EQ(bits.blas, 2u) << "cuBLAS handle on device 1 only";
+  EXPECT_EQ(bits.solver, 2u) << "cuSOLVER handle on device 1 only";
+  EXPECT_EQ(bits.fft, 0u);
+  expect_matmul(c, a, a);
+}
+
+}  // namespace
