@@ -283,6 +283,12 @@ TEST(Solvers, IntegerInputComputesInFloat64AndEmptyBatches) {
   EXPECT_NEAR(d.item(), 10.0, 1e-12);
   const auto e = nd::linalg::inv(random_array<double>({0, 3, 3}));
   EXPECT_EQ(e.shape(), (nd::shape_t{0, 3, 3}));
+  // Matrices no routine visits leave their info codes at "no failure".
+  EXPECT_EQ(nd::linalg::cholesky(random_array<double>({3, 0, 0})).shape(), (nd::shape_t{3, 0, 0}));
+  EXPECT_EQ(
+      nd::linalg::solve(random_array<double>({2, 4, 4}) + nd::eye<double>(4) * 4.0, random_array<double>({2, 4, 0}))
+          .shape(),
+      (nd::shape_t{2, 4, 0}));
   const auto z = nd::linalg::det(random_array<double>({4, 0, 0}));
   for (double x : z.to_host()) {
     EXPECT_EQ(x, 1.0);  // the empty product
