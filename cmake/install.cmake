@@ -3,7 +3,7 @@ include(CMakePackageConfigHelpers)
 
 set(ndcuda_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/ndcuda)
 
-install(TARGETS ndcuda EXPORT ndcudaTargets
+install(TARGETS ndcuda ndcuda_linalg EXPORT ndcudaTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}

@@ -1,5 +1,7 @@
 // Compiled by a plain C++ compiler against the installed ndcuda. Works with or without a GPU.
 #include <iostream>
+#include <ndcuda/fft.hpp>
+#include <ndcuda/linalg.hpp>
 #include <ndcuda/ndcuda.hpp>
 #include <vector>
 
@@ -21,5 +23,10 @@ int main() {
   // The sort and scan ops are compiled with nvcc inside the library; linking them needs no nvcc.
   const auto x = nd::asarray(std::vector<float>{3, 1, 2});
   std::cout << "sort: " << nd::sort(x) << ", cumsum: " << nd::cumsum(x) << "\n";
+  // ndcuda::linalg: cuBLAS, cuSOLVER and cuFFT, linked through the installed package's
+  // find_dependency(CUDAToolkit), still with a plain C++ compiler.
+  const auto m = nd::asarray<double>({4, 1, 2, 3}, {2, 2});
+  std::cout << "m @ m: " << nd::matmul(m, m) << ", det: " << nd::linalg::det(m)
+            << ", |fft|[0]: " << nd::abs(nd::fft::fft(x)) << "\n";
   return 0;
 }

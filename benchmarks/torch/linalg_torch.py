@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The cases of benchmarks/linalg_bench.cpp measured with PyTorch (and CuPy for the FFTs and
+matmuls when it is installed), for a side-by-side table on the same GPU in the same call:
+
+matmul 8192^3 in float32 (TF32 off), bfloat16 and float64 (TFLOP/s); 64x64 float32 host time per
+call; bmm of 1024 x (64x64) and 1024 x (256x256) float32; einsum("bij,bjk->bik"); solve 4096^2
+float64; relu(a @ b + bias) at 8192^2 bfloat16 in eager PyTorch; fft of 2^24 complex64 and rfft2
+of 4096^2 float32 (GB/s of read + write bytes). Run on the GPU machine:
+python3 benchmarks/torch/linalg_torch.py
+"""
+import time
+
+import torch
+
+try:
+    import cupy as cp
+except ImportError:  # the CuPy rows are left out
+    cp = None
+
+
+def timed(fn, sync, event, elapsed, repeat=10, calls=3):
+    """Median seconds per call with CUDA events after a warm-up call, `calls` calls per timing
+    (as linalg_bench.cpp)."""
+    fn()
+    sync()
+    times = []
+    for _ in range(repeat):
+        start, stop = event(), event()
+        start.record()
+        for _ in range(calls):
+            fn()
+        stop.record()
+        stop.synchronize()
+        times.append(elapsed(start, stop) / calls)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def torch_timed(fn, calls=3):
+    return timed(fn, torch.cuda.synchronize, lambda: torch.cuda.Event(enable_timing=True),
+                 lambda a, b: a.elapsed_time(b) / 1e3, calls=calls)
+
+
+def cupy_timed(fn, calls=3):
+    return timed(fn, cp.cuda.Device().synchronize, cp.cuda.Event,
+                 lambda a, b: cp.cuda.get_elapsed_time(a, b) / 1e3, calls=calls)
+
+
+def values(shape, dtype):
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.sin(torch.arange(n, device="cuda", dtype=torch.float32) * 0.618034).reshape(shape).to(dtype)
+
+
+def report(name, seconds, flops=None, nbytes=None):
+    extra = ""
+    if flops:
+        extra = f"{flops / seconds / 1e12:10.2f} TFLOP/s"
+    if nbytes:
+        extra = f"{nbytes / seconds / 1e9:10.1f} GB/s"
+    print(f"{name:<44} {seconds * 1e6:12.1f} us {extra}")
+
+
+def main():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    n = 8192
+    for dtype, name in ((torch.float32, "float32"), (torch.bfloat16, "bfloat16"), (torch.float64, "float64")):
+        a, b = values((n, n), dtype), values((n, n), dtype)
+        report(f"torch.matmul {n}^3 {name}", torch_timed(lambda: torch.matmul(a, b)), 2.0 * n ** 3)
+        if cp is not None and dtype != torch.bfloat16:
+            ca, cb = cp.asarray(a), cp.asarray(b)
+            report(f"cupy.matmul {n}^3 {name}", cupy_timed(lambda: ca @ cb), 2.0 * n ** 3)
+        del a, b
+
+    # Host time of a small product (the GPU keeps up; synchronise every 256 calls).
+    a, b = values((64, 64), torch.float32), values((64, 64), torch.float32)
+    torch.matmul(a, b)
+    torch.cuda.synchronize()
+    calls = 20000
+    start = time.perf_counter()
+    for i in range(calls):
+        torch.matmul(a, b)
+        if i % 256 == 255:
+            torch.cuda.synchronize()
+    torch.cuda.synchronize()
+    report("torch.matmul 64x64 float32 host time", (time.perf_counter() - start) / calls)
+
+    for m in (64, 256):
+        a, b = values((1024, m, m), torch.float32), values((1024, m, m), torch.float32)
+        report(f"torch.bmm 1024x({m}x{m}) float32", torch_timed(lambda: torch.bmm(a, b), calls=10),
+               2.0 * 1024 * m ** 3)
+        report(f"torch.einsum bij,bjk->bik 1024x{m}", torch_timed(lambda: torch.einsum("bij,bjk->bik", a, b), calls=10),
+               2.0 * 1024 * m ** 3)
+
+    k = 4096
+    a = values((k, k), torch.float64) + k * torch.eye(k, device="cuda", dtype=torch.float64)
+    v = values((k,), torch.float64)
+    report(f"torch.linalg.solve {k}^2 float64", torch_timed(lambda: torch.linalg.solve(a, v), calls=1),
+           2.0 / 3.0 * k ** 3)
+
+    a, b = values((n, n), torch.bfloat16), values((n, n), torch.bfloat16)
+    bias = values((n,), torch.bfloat16)
+    report(f"eager relu(a @ b + bias) {n}^2 bfloat16", torch_timed(lambda: torch.relu(a @ b + bias)), 2.0 * n ** 3)
+    del a, b
+
+    x = values((1 << 24,), torch.float32).to(torch.complex64)
+    report("torch.fft.fft 2^24 complex64", torch_timed(lambda: torch.fft.fft(x), calls=10), nbytes=2 * x.numel() * 8)
+    img = values((4096, 4096), torch.float32)
+    report("torch.fft.rfft2 4096^2 float32", torch_timed(lambda: torch.fft.rfft2(img), calls=10),
+           nbytes=2 * img.numel() * 4)
+    if cp is not None:
+        cx, cimg = cp.asarray(x), cp.asarray(img)
+        report("cupy.fft.fft 2^24 complex64", cupy_timed(lambda: cp.fft.fft(cx), calls=10), nbytes=2 * x.numel() * 8)
+        report("cupy.fft.rfft2 4096^2 float32", cupy_timed(lambda: cp.fft.rfft2(cimg), calls=10),
+               nbytes=2 * img.numel() * 4)
+    else:
+        print("CuPy not importable: the CuPy FFT baselines are left out")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+// ndcuda's linear algebra: matmul, dot, einsum, ... (nd::) and nd::linalg's solvers, on cuBLAS,
+// cuBLASLt and cuSOLVER. Include this header and link ndcuda::linalg (plain C++, no nvcc).
+#pragma once
+
+#include <ndcuda/linalg/einsum.hpp>
+#include <ndcuda/linalg/linalg_error.hpp>
+#include <ndcuda/linalg/products.hpp>
+#include <ndcuda/linalg/solvers.hpp>
+#include <ndcuda/ndcuda.hpp>
