@@ -1,0 +1,243 @@
+// Portable math for the random distributions: log, exp and sin/cos of a quadrant-reduced angle
+// built only from IEEE operations that round the same on the host and the device (+, -, *, /,
+// sqrt, fma, each rounded to nearest and never contracted), so the host reference in
+// src/random/ reproduces the GPU's values bit for bit. Compiles as NVRTC device code and as host
+// C++ (src/random/host_reference.cpp includes it); builds on nothing.
+#pragma once
+
+#if defined(__CUDACC_RTC__) || defined(__CUDA_ARCH__)
+#define NDCUDA_RNG_DEVICE 1
+#define NDCUDA_RNG_INLINE __forceinline__
+#else
+#include <cmath>
+#include <cstring>
+#define NDCUDA_RNG_INLINE inline
+#endif
+
+namespace ndcuda {
+namespace rng {
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+// Every floating operation goes through these: on the device the _rn intrinsics are never fused
+// into an FMA by -fmad (NVRTC's default), and on the host (ISO C++, no -ffp-contract=fast) plain
+// operators round the same way.
+#if defined(NDCUDA_RNG_DEVICE)
+NDCUDA_RNG_INLINE float add(float a, float b) { return __fadd_rn(a, b); }
+NDCUDA_RNG_INLINE float sub(float a, float b) { return __fsub_rn(a, b); }
+NDCUDA_RNG_INLINE float mul(float a, float b) { return __fmul_rn(a, b); }
+NDCUDA_RNG_INLINE float div(float a, float b) { return __fdiv_rn(a, b); }
+NDCUDA_RNG_INLINE float fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+NDCUDA_RNG_INLINE float sqrt(float a) { return __fsqrt_rn(a); }
+NDCUDA_RNG_INLINE double add(double a, double b) { return __dadd_rn(a, b); }
+NDCUDA_RNG_INLINE double sub(double a, double b) { return __dsub_rn(a, b); }
+NDCUDA_RNG_INLINE double mul(double a, double b) { return __dmul_rn(a, b); }
+NDCUDA_RNG_INLINE double div(double a, double b) { return __ddiv_rn(a, b); }
+NDCUDA_RNG_INLINE double fma(double a, double b, double c) { return __fma_rn(a, b, c); }
+NDCUDA_RNG_INLINE double sqrt(double a) { return __dsqrt_rn(a); }
+NDCUDA_RNG_INLINE double floor(double a) { return ::floor(a); }
+NDCUDA_RNG_INLINE u32 bits(float a) { return __float_as_uint(a); }
+NDCUDA_RNG_INLINE float from_bits(u32 a) { return __uint_as_float(a); }
+NDCUDA_RNG_INLINE u64 bits(double a) { return (u64)__double_as_longlong(a); }
+NDCUDA_RNG_INLINE double from_bits(u64 a) { return __longlong_as_double((long long)a); }
+NDCUDA_RNG_INLINE u32 mulhi(u32 a, u32 b) { return __umulhi(a, b); }
+NDCUDA_RNG_INLINE u64 mulhi(u64 a, u64 b) { return __umul64hi(a, b); }
+#else
+NDCUDA_RNG_INLINE float add(float a, float b) { return a + b; }
+NDCUDA_RNG_INLINE float sub(float a, float b) { return a - b; }
+NDCUDA_RNG_INLINE float mul(float a, float b) { return a * b; }
+NDCUDA_RNG_INLINE float div(float a, float b) { return a / b; }
+NDCUDA_RNG_INLINE float fma(float a, float b, float c) { return std::fma(a, b, c); }
+NDCUDA_RNG_INLINE float sqrt(float a) { return std::sqrt(a); }
+NDCUDA_RNG_INLINE double add(double a, double b) { return a + b; }
+NDCUDA_RNG_INLINE double sub(double a, double b) { return a - b; }
+NDCUDA_RNG_INLINE double mul(double a, double b) { return a * b; }
+NDCUDA_RNG_INLINE double div(double a, double b) { return a / b; }
+NDCUDA_RNG_INLINE double fma(double a, double b, double c) { return std::fma(a, b, c); }
+NDCUDA_RNG_INLINE double sqrt(double a) { return std::sqrt(a); }
+NDCUDA_RNG_INLINE double floor(double a) { return std::floor(a); }
+NDCUDA_RNG_INLINE u32 bits(float a) {
+  u32 r;
+  std::memcpy(&r, &a, 4);
+  return r;
+}
+NDCUDA_RNG_INLINE float from_bits(u32 a) {
+  float r;
+  std::memcpy(&r, &a, 4);
+  return r;
+}
+NDCUDA_RNG_INLINE u64 bits(double a) {
+  u64 r;
+  std::memcpy(&r, &a, 8);
+  return r;
+}
+NDCUDA_RNG_INLINE double from_bits(u64 a) {
+  double r;
+  std::memcpy(&r, &a, 8);
+  return r;
+}
+NDCUDA_RNG_INLINE u32 mulhi(u32 a, u32 b) { return (u32)(((u64)a * b) >> 32); }
+NDCUDA_RNG_INLINE u64 mulhi(u64 a, u64 b) {
+  const u64 a0 = a & 0xffffffffull, a1 = a >> 32, b0 = b & 0xffffffffull, b1 = b >> 32;
+  const u64 lo = a0 * b0, m1 = a1 * b0 + (lo >> 32), m2 = a0 * b1 + (m1 & 0xffffffffull);
+  return a1 * b1 + (m1 >> 32) + (m2 >> 32);
+}
+#endif
+
+/// Natural log of a positive normal float: x = m 2^e with m in [sqrt(1/2), sqrt(2)), then
+/// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716, by its series to s^9 (error < 1e-9
+/// relative). About 1 ulp. Zero gives -inf; the callers pass (0, 1] or larger finite values.
+NDCUDA_RNG_INLINE float log(float x) {
+  if (!(x > 0.0f)) return x == 0.0f ? -from_bits(0x7f800000u) : from_bits(0x7fc00000u);
+  u32 b = bits(x);
+  int e = (int)(b >> 23) - 127;
+  if ((b >> 23) == 0) {  // subnormal: scale by 2^23 first
+    b = bits(mul(x, 8388608.0f));
+    e = (int)(b >> 23) - 127 - 23;
+  }
+  u32 m = b & 0x7fffffu;
+  float f;
+  if (m > 0x3504f3u) {  // m >= sqrt(2): use m / 2
+    f = from_bits(m | 0x3f000000u);
+    e += 1;
+  } else {
+    f = from_bits(m | 0x3f800000u);
+  }
+  const float s = div(sub(f, 1.0f), add(f, 1.0f));
+  const float z = mul(s, s);
+  float r = fma(z, 0.11111111f, 0.14285715f);
+  r = fma(z, r, 0.2f);
+  r = fma(z, r, 0.33333334f);
+  r = mul(z, r);
+  const float two_s = add(s, s);
+  const float ef = (float)e;
+  // ln2 = hi + lo with hi exact in 16 bits, so e * hi is exact.
+  return add(fma(ef, 0.693145752f, fma(two_s, r, mul(ef, 1.42860677e-06f))), two_s);
+}
+
+/// Natural log of a positive double, same reduction, series to s^23 (error < 1e-17 relative).
+NDCUDA_RNG_INLINE double log(double x) {
+  if (!(x > 0.0)) return x == 0.0 ? -from_bits((u64)0x7ff0000000000000ull) : from_bits((u64)0x7ff8000000000000ull);
+  if (x == from_bits((u64)0x7ff0000000000000ull)) return x;
+  u64 b = bits(x);
+  int e = (int)(b >> 52) - 1023;
+  if ((b >> 52) == 0) {
+    b = bits(mul(x, 4503599627370496.0));  // 2^52
+    e = (int)(b >> 52) - 1023 - 52;
+  }
+  const u64 m = b & 0xfffffffffffffull;
+  double f;
+  if (m > 0x6a09e667f3bcdull) {
+    f = from_bits(m | 0x3fe0000000000000ull);
+    e += 1;
+  } else {
+    f = from_bits(m | 0x3ff0000000000000ull);
+  }
+  const double s = div(sub(f, 1.0), add(f, 1.0));
+  const double z = mul(s, s);
+  double r = 1.0 / 23.0;
+  r = fma(z, r, 1.0 / 21.0);
+  r = fma(z, r, 1.0 / 19.0);
+  r = fma(z, r, 1.0 / 17.0);
+  r = fma(z, r, 1.0 / 15.0);
+  r = fma(z, r, 1.0 / 13.0);
+  r = fma(z, r, 1.0 / 11.0);
+  r = fma(z, r, 1.0 / 9.0);
+  r = fma(z, r, 1.0 / 7.0);
+  r = fma(z, r, 1.0 / 5.0);
+  r = fma(z, r, 1.0 / 3.0);
+  r = mul(z, r);
+  const double two_s = add(s, s);
+  const double ed = (double)e;
+  // ln2 = hi + lo, hi with its low 32 bits zero so that e * hi is exact.
+  return add(fma(ed, 6.93147180369123816490e-01, fma(two_s, r, mul(ed, 1.90821492927058770002e-10))), two_s);
+}
+
+/// e^x in double: x = k ln2 + r, |r| <= ln2 / 2, e^r by its Taylor series to r^14, times 2^k.
+NDCUDA_RNG_INLINE double exp(double x) {
+  if (x != x) return x;
+  if (x > 709.782712893384) return from_bits((u64)0x7ff0000000000000ull);
+  if (x < -745.2) return 0.0;
+  const double k = floor(fma(x, 1.44269504088896338700, 0.5));
+  const double r = sub(sub(x, mul(k, 6.93147180369123816490e-01)), mul(k, 1.90821492927058770002e-10));
+  double p = 1.0 / 87178291200.0;  // 1/14!
+  p = fma(p, r, 1.0 / 6227020800.0);
+  p = fma(p, r, 1.0 / 479001600.0);
+  p = fma(p, r, 1.0 / 39916800.0);
+  p = fma(p, r, 1.0 / 3628800.0);
+  p = fma(p, r, 1.0 / 362880.0);
+  p = fma(p, r, 1.0 / 40320.0);
+  p = fma(p, r, 1.0 / 5040.0);
+  p = fma(p, r, 1.0 / 720.0);
+  p = fma(p, r, 1.0 / 120.0);
+  p = fma(p, r, 1.0 / 24.0);
+  p = fma(p, r, 1.0 / 6.0);
+  p = fma(p, r, 0.5);
+  p = fma(p, r, 1.0);
+  p = fma(p, r, 1.0);
+  int n = (int)k;
+  if (n > 1023) {  // only for x just below the overflow bound
+    p = mul(p, 2.0);
+    n -= 1;
+  }
+  if (n < -1022) {  // subnormal results: two exact-ish steps
+    p = mul(p, from_bits((u64)(n + 600 + 1023) << 52));
+    return mul(p, from_bits((u64)(-600 + 1023) << 52));
+  }
+  return mul(p, from_bits((u64)(n + 1023) << 52));
+}
+
+/// sin and cos of x (|x| <= pi/4), float: Taylor series to x^9 / x^10.
+NDCUDA_RNG_INLINE void sincos_quarter(float x, float* s, float* c) {
+  const float z = mul(x, x);
+  float ps = fma(z, 2.75573192e-06f, -1.98412698e-04f);
+  ps = fma(z, ps, 8.33333333e-03f);
+  ps = fma(z, ps, -1.66666667e-01f);
+  *s = fma(mul(z, x), ps, x);
+  float pc = fma(z, -2.75573192e-07f, 2.48015873e-05f);
+  pc = fma(z, pc, -1.38888889e-03f);
+  pc = fma(z, pc, 4.16666667e-02f);
+  pc = fma(z, pc, -0.5f);
+  *c = fma(z, pc, 1.0f);
+}
+
+/// The same in double: Taylor series to x^17 / x^18.
+NDCUDA_RNG_INLINE void sincos_quarter(double x, double* s, double* c) {
+  const double z = mul(x, x);
+  double ps = 1.0 / 355687428096000.0;  // 1/17!
+  ps = fma(z, ps, -1.0 / 1307674368000.0);
+  ps = fma(z, ps, 1.0 / 6227020800.0);
+  ps = fma(z, ps, -1.0 / 39916800.0);
+  ps = fma(z, ps, 1.0 / 362880.0);
+  ps = fma(z, ps, -1.0 / 5040.0);
+  ps = fma(z, ps, 1.0 / 120.0);
+  ps = fma(z, ps, -1.0 / 6.0);
+  *s = fma(mul(z, x), ps, x);
+  double pc = -1.0 / 6402373705728000.0;  // -1/18!
+  pc = fma(z, pc, 1.0 / 20922789888000.0);
+  pc = fma(z, pc, -1.0 / 87178291200.0);
+  pc = fma(z, pc, 1.0 / 479001600.0);
+  pc = fma(z, pc, -1.0 / 3628800.0);
+  pc = fma(z, pc, 1.0 / 40320.0);
+  pc = fma(z, pc, -1.0 / 720.0);
+  pc = fma(z, pc, 1.0 / 24.0);
+  pc = fma(z, pc, -0.5);
+  *c = fma(z, pc, 1.0);
+}
+
+/// sin and cos of (k + r) pi/2 for |r| <= 1/2: the quadrant k only swaps and negates.
+template <class T>
+NDCUDA_RNG_INLINE void sincos_quadrant(unsigned k, T r, T* s, T* c) {
+  T a, b;
+  sincos_quarter(mul(r, (T)1.5707963267948966), &a, &b);
+  switch (k & 3u) {
+    case 0: *s = a; *c = b; break;
+    case 1: *s = b; *c = -a; break;
+    case 2: *s = -a; *c = -b; break;
+    default: *s = -b; *c = a; break;
+  }
+}
+
+}  // namespace rng
+}  // namespace ndcuda
