@@ -129,7 +129,7 @@ NDCUDA_RNG_INLINE double normal_from(cursor& c, double) {
 /// standard_gamma: Marsaglia and Tsang (2000) for k >= 1 (NumPy's method); for k < 1 their
 /// boost gamma(k + 1) U^(1/k) (NumPy uses Johnk-type rejection there). k = 0 gives 0.
 template <class T>
-NDCUDA_RNG_INLINE T gamma_from(cursor& c, T k) {
+NDCUDA_RNG_NOINLINE T gamma_from(cursor& c, T k) {
   if (k == (T)0) return (T)0;
   if (!(k > (T)0)) return div(sub(k, k), (T)0);  // NaN (the host refuses scalar ones)
   const bool boost = k < (T)1;
@@ -168,7 +168,7 @@ NDCUDA_RNG_INLINE double gamma_f64(const item<1, 0>& it, double k) {
 }
 
 /// beta: Johnk's algorithm for a, b <= 1, else Ga / (Ga + Gb), both as NumPy (in double).
-NDCUDA_RNG_INLINE double beta_f64(const item<1, 0>& it, double a, double b) {
+NDCUDA_RNG_NOINLINE double beta_f64(const item<1, 0>& it, double a, double b) {
   cursor c = it.stream();
   if (a <= 1.0 && b <= 1.0) {
     while (c.ok()) {
@@ -222,7 +222,7 @@ NDCUDA_RNG_INLINE double loggam(double x) {
 }
 
 /// poisson: multiplication of uniforms for lam < 10, Hormann's PTRS (1993) above, as NumPy.
-NDCUDA_RNG_INLINE long long poisson(const item<1, 0>& it, double lam) {
+NDCUDA_RNG_NOINLINE long long poisson(const item<1, 0>& it, double lam) {
   if (!(lam > 0.0)) return 0;
   cursor c = it.stream();
   if (lam < 10.0) {
@@ -277,7 +277,7 @@ NDCUDA_RNG_INLINE double stirling_tail(double k) {
 }
 
 /// binomial for p <= 1/2: inversion (NumPy's) when n p < 10, else Hormann's BTRS (1993).
-NDCUDA_RNG_INLINE long long binomial_low(cursor& c, long long n, double p) {
+NDCUDA_RNG_NOINLINE long long binomial_low(cursor& c, long long n, double p) {
   const double q = sub(1.0, p);
   const double dn = (double)n;
   const double np = mul(dn, p);

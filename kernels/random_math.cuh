@@ -8,7 +8,11 @@
 #if defined(__CUDACC_RTC__) || defined(__CUDA_ARCH__)
 #define NDCUDA_RNG_DEVICE 1
 #define NDCUDA_RNG_INLINE __forceinline__
+// The rejection samplers' loops: one copy per kernel rather than one per unrolled vector lane,
+// which keeps NVRTC's compile of a vectorised kernel near a quarter of a second.
+#define NDCUDA_RNG_NOINLINE __noinline__
 #else
+#define NDCUDA_RNG_NOINLINE inline
 #include <cmath>
 #include <cstring>
 #define NDCUDA_RNG_INLINE inline

@@ -110,19 +110,14 @@ reservation reserve(generator_state& g, std::uint64_t blocks, const stream& s) {
       g.last->synchronize();
     }
   }
-  reservation r;
   void* p = nullptr;
-  r.owner = ndcuda::detail::allocate_buffer(sizeof(std::uint64_t), s, &p);
+  auto owner = ndcuda::detail::allocate_buffer(sizeof(std::uint64_t), s, &p);
   (void)ndcuda::detail::retain_for_capture(s, g.cell_owner);  // a graph keeps the offset cell it advances
   const launch_config one{dim3(1), dim3(1), 0};
   advance_kernel().launch(one, s, static_cast<unsigned long long*>(static_cast<void*>(g.cell)),
                           static_cast<unsigned long long*>(p), static_cast<unsigned long long>(blocks));
-  r.param.key[0] = g.key[0];
-  r.param.key[1] = g.key[1];
-  r.param.offset = static_cast<const std::uint64_t*>(p);
-  r.param.shift = 0;
-  r.s = s;
-  r.device = s.device();
+  reservation r{source_param{{g.key[0], g.key[1]}, static_cast<const std::uint64_t*>(p), 0}, std::move(owner), s,
+                s.device()};
   g.last = s;
   return r;
 }

@@ -108,6 +108,18 @@ auto node(A&&... a) {
 
 }  // namespace detail
 
+/// A generator method's stream argument: the stream given, or (resolved only when the draw is
+/// reserved, after NumPy's parameter checks) the current device's default library stream.
+class stream_arg {
+ public:
+  stream_arg() = default;
+  stream_arg(const stream& s) : s_(&s) {}  // NOLINT: implicit, so that g.random<float>(n, s) reads naturally
+  [[nodiscard]] stream get() const { return s_ != nullptr ? *s_ : default_stream(); }
+
+ private:
+  const stream* s_ = nullptr;
+};
+
 /// NumPy's Generator over Philox-4x32-10. Copies share one stream of numbers, as Python names
 /// of one Generator do. Each distribution reserves its Philox blocks when called and returns a
 /// lazy draw: `nd::ndarray<float> a = g.normal<float>({n});` materialises it, `x + g.normal<float>
@@ -120,30 +132,30 @@ class generator {
 
   /// [0, 1): NumPy's random(size, dtype); float16/bfloat16/float32/float64.
   template <class T = double>
-  [[nodiscard]] auto random(const shape_t& size, const stream& s = default_stream()) const {
+  [[nodiscard]] auto random(const shape_t& size, stream_arg s = {}) const {
     return detail::node<detail::random_spec<dtype_of<T>>>(leaf<1, dtype_of<T> == dtype::float64 ? 2 : 1, T>(size, s));
   }
   /// low + (high - low) * random(): NumPy's uniform(low, high, size).
   template <class T = double, class L = double, class H = double>
   [[nodiscard]] auto uniform(const L& low = 0.0, const H& high = 1.0, std::optional<shape_t> size = std::nullopt,
-                             const stream& s = default_stream()) const {
+                             stream_arg s = {}) const {
     const shape_t shape = detail::draw_shape("uniform", size, low, high);
     return detail::node<detail::transform_spec<detail::uniform_name, detail::between_fn, dtype_of<T>>>(
         random<T>(shape, s), param<T>(low), param<T>(high));
   }
   template <class T = double>
-  [[nodiscard]] auto standard_normal(const shape_t& size, const stream& s = default_stream()) const {
+  [[nodiscard]] auto standard_normal(const shape_t& size, stream_arg s = {}) const {
     return detail::node<detail::normal_spec<dtype_of<T>>>(leaf<2, dtype_of<T> == dtype::float64 ? 4 : 2, T>(size, s));
   }
   /// normal(size): the standard normal, as g.normal<float>(x.shape()).
   template <class T = double>
-  [[nodiscard]] auto normal(const shape_t& size, const stream& s = default_stream()) const {
+  [[nodiscard]] auto normal(const shape_t& size, stream_arg s = {}) const {
     return standard_normal<T>(size, s);
   }
   /// loc + scale * standard_normal(): NumPy's normal(loc, scale, size); loc and scale broadcast.
   template <class T = double, class L, class S>
   [[nodiscard]] auto normal(const L& loc, const S& scale, std::optional<shape_t> size = std::nullopt,
-                            const stream& s = default_stream()) const {
+                            stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(scale) < 0, "normal", "scale < 0");
     const shape_t shape = detail::draw_shape("normal", size, loc, scale);
     return detail::node<detail::transform_spec<detail::normal_name, detail::affine_fn, dtype_of<T>>>(
@@ -152,21 +164,21 @@ class generator {
   /// exp(normal(mean, sigma)): NumPy's lognormal(mean, sigma, size).
   template <class T = double, class M = double, class S = double>
   [[nodiscard]] auto lognormal(const M& mean = 0.0, const S& sigma = 1.0, std::optional<shape_t> size = std::nullopt,
-                               const stream& s = default_stream()) const {
+                               stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(sigma) < 0, "lognormal", "sigma < 0");
     const shape_t shape = detail::draw_shape("lognormal", size, mean, sigma);
     return detail::node<detail::transform_spec<detail::lognormal_name, detail::lognormal_fn, dtype_of<T>>>(
         standard_normal<T>(shape, s), param<T>(mean), param<T>(sigma));
   }
   template <class T = double>
-  [[nodiscard]] auto standard_exponential(const shape_t& size, const stream& s = default_stream()) const {
+  [[nodiscard]] auto standard_exponential(const shape_t& size, stream_arg s = {}) const {
     return detail::node<detail::exponential_spec<dtype_of<T>>>(
         leaf<1, dtype_of<T> == dtype::float64 ? 2 : 1, T>(size, s));
   }
   /// scale * standard_exponential(): NumPy's exponential(scale, size).
   template <class T = double, class S = double>
   [[nodiscard]] auto exponential(const S& scale = 1.0, std::optional<shape_t> size = std::nullopt,
-                                 const stream& s = default_stream()) const {
+                                 stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(scale) < 0, "exponential", "scale < 0");
     const shape_t shape = detail::draw_shape("exponential", size, scale);
     return detail::node<detail::transform_spec<detail::exponential_name, detail::scaled_fn, dtype_of<T>>>(
@@ -175,7 +187,7 @@ class generator {
   /// Integers in [low, high) (or [low, high] with endpoint): NumPy's integers; T any integer dtype.
   template <class T = std::int64_t, class L, class H>
   [[nodiscard]] auto integers(const L& low, const H& high, std::optional<shape_t> size = std::nullopt,
-                              bool endpoint = false, const stream& s = default_stream()) const {
+                              bool endpoint = false, stream_arg s = {}) const {
     static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "integers draws an integer dtype");
     if constexpr (!array_operand<L> && !array_operand<H>) {
       const auto lo = ndcuda::detail::scalar_as<T>(low);
@@ -191,13 +203,13 @@ class generator {
   /// integers(0, high, size).
   template <class T = std::int64_t, class H>
   requires(!array_operand<H>) [[nodiscard]] auto integers(const H& high, const shape_t& size,
-                                                          const stream& s = default_stream()) const {
+                                                          stream_arg s = {}) const {
     return integers<T>(T(0), high, size, false, s);
   }
   /// NumPy's standard_gamma(shape, size): Marsaglia-Tsang.
   template <class T = double, class K>
   [[nodiscard]] auto standard_gamma(const K& shape, std::optional<shape_t> size = std::nullopt,
-                                    const stream& s = default_stream()) const {
+                                    stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(shape) < 0, "standard_gamma", "shape < 0");
     const shape_t out = detail::draw_shape("standard_gamma", size, shape);
     return detail::node<detail::gamma_spec<dtype_of<T>>>(leaf<1, 0, T>(out, s, true), param<T>(shape));
@@ -205,7 +217,7 @@ class generator {
   /// scale * standard_gamma(shape): NumPy's gamma(shape, scale, size).
   template <class T = double, class K, class S = double>
   [[nodiscard]] auto gamma(const K& shape, const S& scale = 1.0, std::optional<shape_t> size = std::nullopt,
-                           const stream& s = default_stream()) const {
+                           stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(scale) < 0, "gamma", "scale < 0");
     const shape_t out = detail::draw_shape("gamma", size, shape, scale);
     return detail::node<detail::transform_spec<detail::gamma_name, detail::scaled_fn, dtype_of<T>>>(
@@ -214,7 +226,7 @@ class generator {
   /// NumPy's beta(a, b, size).
   template <class T = double, class A, class B>
   [[nodiscard]] auto beta(const A& a, const B& b, std::optional<shape_t> size = std::nullopt,
-                          const stream& s = default_stream()) const {
+                          stream_arg s = {}) const {
     detail::check_scalar(!array_operand<A> && !(detail::scalar_value(a) > 0), "beta", "a <= 0");
     detail::check_scalar(!array_operand<B> && !(detail::scalar_value(b) > 0), "beta", "b <= 0");
     const shape_t out = detail::draw_shape("beta", size, a, b);
@@ -224,7 +236,7 @@ class generator {
   /// NumPy's poisson(lam, size): int64 by default.
   template <class T = std::int64_t, class L = double>
   [[nodiscard]] auto poisson(const L& lam = 1.0, std::optional<shape_t> size = std::nullopt,
-                             const stream& s = default_stream()) const {
+                             stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(lam) < 0, "poisson", "lam < 0");
     detail::check_scalar(detail::scalar_value(lam) > 9.2233720064847708e+18, "poisson", "lam value too large");
     const shape_t out = detail::draw_shape("poisson", size, lam);
@@ -233,7 +245,7 @@ class generator {
   /// NumPy's binomial(n, p, size): int64 by default.
   template <class T = std::int64_t, class N, class P>
   [[nodiscard]] auto binomial(const N& n, const P& p, std::optional<shape_t> size = std::nullopt,
-                              const stream& s = default_stream()) const {
+                              stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(n) < 0, "binomial", "n < 0");
     const double pv = detail::scalar_value(p);
     detail::check_scalar(!array_operand<P> && !(pv >= 0 && pv <= 1), "binomial", "p < 0, p > 1 or p is NaN");
@@ -242,33 +254,33 @@ class generator {
                                                             param<double>(p));
   }
   /// 64 random bits per element (the keys permutations sort by).
-  [[nodiscard]] auto random_bits(const shape_t& size, const stream& s = default_stream()) const {
+  [[nodiscard]] auto random_bits(const shape_t& size, stream_arg s = {}) const {
     return detail::node<detail::bits_spec>(leaf<1, 2, std::uint64_t>(size, s));
   }
 
   // Sampling and shuffling (random/shuffling.hpp; include <ndcuda/random.hpp>). Eager: arrays.
   /// A random ordering of 0..n-1 (int64): NumPy's permutation(n).
-  [[nodiscard]] ndarray<std::int64_t> permutation(index_t n, const stream& s = default_stream()) const;
+  [[nodiscard]] ndarray<std::int64_t> permutation(index_t n, stream_arg s = {}) const;
   /// A copy of `x` with its slices along `axis` in a random order: NumPy's permutation(x, axis).
   template <class T>
-  [[nodiscard]] ndarray<T> permutation(const ndarray<T>& x, int axis = 0, const stream& s = default_stream()) const;
+  [[nodiscard]] ndarray<T> permutation(const ndarray<T>& x, int axis = 0, stream_arg s = {}) const;
   /// Reorders `x` along `axis` in place (its memory): NumPy's shuffle(x, axis).
   template <class T>
-  void shuffle(const ndarray<T>& x, int axis = 0, const stream& s = default_stream()) const;
+  void shuffle(const ndarray<T>& x, int axis = 0, stream_arg s = {}) const;
   /// Each slice along `axis` shuffled independently (all elements when no axis): NumPy's permuted.
   template <class T>
   [[nodiscard]] ndarray<T> permuted(const ndarray<T>& x, std::optional<int> axis = std::nullopt,
-                                    const stream& s = default_stream()) const;
+                                    stream_arg s = {}) const;
   /// Rows of `a` (axis 0) with or without replacement, weighted by `p` (summing to 1): NumPy's
   /// choice(a, size, replace, p). Checking p's sum waits for the device.
   template <class T>
   [[nodiscard]] ndarray<T> choice(const ndarray<T>& a, const shape_t& size, bool replace = true,
                                   const std::optional<ndarray<double>>& p = std::nullopt,
-                                  const stream& s = default_stream()) const;
+                                  stream_arg s = {}) const;
   /// choice(arange(n), size, replace, p).
   [[nodiscard]] ndarray<std::int64_t> choice(index_t n, const shape_t& size, bool replace = true,
                                              const std::optional<ndarray<double>>& p = std::nullopt,
-                                             const stream& s = default_stream()) const;
+                                             stream_arg s = {}) const;
 
   /// Independent child generators (NumPy's spawn): keys from this one's seed and spawn key.
   [[nodiscard]] std::vector<generator> spawn(std::size_t n) const {
@@ -283,8 +295,8 @@ class generator {
   /// The Philox key.
   [[nodiscard]] std::array<std::uint32_t, 2> key() const { return detail::key_of(*state_); }
   /// The device-side offset (in 128-bit Philox blocks) after the work queued on `s`: waits for it.
-  [[nodiscard]] std::uint64_t offset(const stream& s = default_stream()) const {
-    return detail::read_offset(*state_, s);
+  [[nodiscard]] std::uint64_t offset(stream_arg s = {}) const {
+    return detail::read_offset(*state_, s.get());
   }
 
  private:
@@ -293,17 +305,17 @@ class generator {
   /// A draw of `shape` in layout (E, W) of dtype T; `private_streams`: its elements may also read
   /// their own Philox streams, so it reserves at least NDCUDA_RNG_PRIVATE_BLOCKS blocks.
   template <int E, int W, class T>
-  [[nodiscard]] ndcuda::detail::random_leaf<E, W, dtype_of<T>> leaf(const shape_t& shape, const stream& s,
+  [[nodiscard]] ndcuda::detail::random_leaf<E, W, dtype_of<T>> leaf(const shape_t& shape, stream_arg s,
                                                                     bool private_streams = false) const {
     const auto n = static_cast<std::uint64_t>(shape_size(shape));
     std::uint64_t blocks = ((n + E - 1) / E * W + 3) / 4;
     if (private_streams) {
       blocks = std::max<std::uint64_t>(blocks, std::uint64_t{1} << 20);
     }
-    return {detail::reserve(*state_, blocks, s), contiguous_layout(shape)};
+    return {detail::reserve(*state_, blocks, s.get()), contiguous_layout(shape)};
   }
   [[nodiscard]] ndarray<std::int64_t> choice_indices(index_t n, index_t k, bool replace,
-                                                    const std::optional<ndarray<double>>& p, const stream& s) const;
+                                                    const std::optional<ndarray<double>>& p, stream_arg s) const;
   static index_t nd_count(const ndarray<double>& w);
 
   template <class T, class X>

@@ -44,7 +44,8 @@ ndarray<T> take_rows(const ndarray<T>& a, const ndarray<std::int64_t>& idx, cons
 
 namespace ndcuda::random {
 
-inline ndarray<std::int64_t> generator::permutation(index_t n, const stream& s) const {
+inline ndarray<std::int64_t> generator::permutation(index_t n, stream_arg sa) const {
+  const stream s = sa.get();
   if (n < 0) {
     throw error("permutation: n = " + std::to_string(n) + " is negative; pass a size >= 0");
   }
@@ -53,7 +54,8 @@ inline ndarray<std::int64_t> generator::permutation(index_t n, const stream& s) 
 }
 
 template <class T>
-ndarray<T> generator::permutation(const ndarray<T>& x, int axis, const stream& s) const {
+ndarray<T> generator::permutation(const ndarray<T>& x, int axis, stream_arg sa) const {
+  const stream s = sa.get();
   if (x.ndim() == 0) {
     throw error("permutation: x must be an integer or at least 1-dimensional (NumPy's message)");
   }
@@ -64,13 +66,15 @@ ndarray<T> generator::permutation(const ndarray<T>& x, int axis, const stream& s
 }
 
 template <class T>
-void generator::shuffle(const ndarray<T>& x, int axis, const stream& s) const {
+void generator::shuffle(const ndarray<T>& x, int axis, stream_arg sa) const {
+  const stream s = sa.get();
   const ndarray<T> shuffled = permutation(x, axis, s);
   x.on_stream(s)(ellipsis) = shuffled;
 }
 
 template <class T>
-ndarray<T> generator::permuted(const ndarray<T>& x, std::optional<int> axis, const stream& s) const {
+ndarray<T> generator::permuted(const ndarray<T>& x, std::optional<int> axis, stream_arg sa) const {
+  const stream s = sa.get();
   if (!axis) {
     return permutation(x.on_stream(s).copy().reshape({-1}), 0, s).reshape(x.shape());
   }
@@ -88,7 +92,8 @@ ndarray<T> generator::permuted(const ndarray<T>& x, std::optional<int> axis, con
 
 inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, bool replace,
                                                        const std::optional<ndarray<double>>& p,
-                                                       const stream& s) const {
+                                                       stream_arg sa) const {
+  const stream s = sa.get();
   if (n == 0 && k > 0) {
     throw error("choice: a cannot be empty unless no samples are taken (NumPy's ValueError)");
   }
@@ -129,7 +134,8 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
 
 template <class T>
 ndarray<T> generator::choice(const ndarray<T>& a, const shape_t& size, bool replace,
-                             const std::optional<ndarray<double>>& p, const stream& s) const {
+                             const std::optional<ndarray<double>>& p, stream_arg sa) const {
+  const stream s = sa.get();
   if (a.ndim() == 0) {
     throw error("choice: a must be a positive integer or at least 1-dimensional (NumPy's ValueError)");
   }
@@ -141,7 +147,8 @@ ndarray<T> generator::choice(const ndarray<T>& a, const shape_t& size, bool repl
 }
 
 inline ndarray<std::int64_t> generator::choice(index_t n, const shape_t& size, bool replace,
-                                               const std::optional<ndarray<double>>& p, const stream& s) const {
+                                               const std::optional<ndarray<double>>& p, stream_arg sa) const {
+  const stream s = sa.get();
   if (n < 0) {
     throw error("choice: a must be a positive integer, got " + std::to_string(n));
   }
