@@ -14,18 +14,38 @@ namespace ndcuda {
 namespace rng {
 
 // Uniform values from 32-bit words: exact multiples of 2^-24 (float) or 2^-53 (double).
-NDCUDA_RNG_INLINE float unit_f32(u32 w) { return (float)(w >> 8) * 5.9604644775390625e-08f; }
-NDCUDA_RNG_INLINE float unit_open_f32(u32 w) { return (float)((w >> 8) + 1u) * 5.9604644775390625e-08f; }
-NDCUDA_RNG_INLINE u64 bits53(u32 a, u32 b) { return ((u64)(a >> 5) << 26) | (u64)(b >> 6); }
-NDCUDA_RNG_INLINE double unit_f64(u32 a, u32 b) { return (double)bits53(a, b) * 1.1102230246251565e-16; }
-NDCUDA_RNG_INLINE double unit_open_f64(u32 a, u32 b) { return (double)(bits53(a, b) + 1u) * 1.1102230246251565e-16; }
+NDCUDA_RNG_INLINE float unit_f32(u32 w) {
+  return (float)(w >> 8) * 5.9604644775390625e-08f;
+}
+NDCUDA_RNG_INLINE float unit_open_f32(u32 w) {
+  return (float)((w >> 8) + 1u) * 5.9604644775390625e-08f;
+}
+NDCUDA_RNG_INLINE u64 bits53(u32 a, u32 b) {
+  return ((u64)(a >> 5) << 26) | (u64)(b >> 6);
+}
+NDCUDA_RNG_INLINE double unit_f64(u32 a, u32 b) {
+  return (double)bits53(a, b) * 1.1102230246251565e-16;
+}
+NDCUDA_RNG_INLINE double unit_open_f64(u32 a, u32 b) {
+  return (double)(bits53(a, b) + 1u) * 1.1102230246251565e-16;
+}
 
 // random(): [0, 1) with the precision of the dtype, so that rounding can never give 1.
-NDCUDA_RNG_INLINE float random_f32(const item<1, 1>& it) { return unit_f32(it.w0); }
-NDCUDA_RNG_INLINE float random_f16(const item<1, 1>& it) { return (float)(it.w0 >> 21) * 4.8828125e-04f; }
-NDCUDA_RNG_INLINE float random_bf16(const item<1, 1>& it) { return (float)(it.w0 >> 24) * 3.90625e-03f; }
-NDCUDA_RNG_INLINE double random_f64(const item<1, 2>& it) { return unit_f64(it.w0, it.w1); }
-NDCUDA_RNG_INLINE u64 random_bits64(const item<1, 2>& it) { return ((u64)it.w0 << 32) | it.w1; }
+NDCUDA_RNG_INLINE float random_f32(const item<1, 1>& it) {
+  return unit_f32(it.w0);
+}
+NDCUDA_RNG_INLINE float random_f16(const item<1, 1>& it) {
+  return (float)(it.w0 >> 21) * 4.8828125e-04f;
+}
+NDCUDA_RNG_INLINE float random_bf16(const item<1, 1>& it) {
+  return (float)(it.w0 >> 24) * 3.90625e-03f;
+}
+NDCUDA_RNG_INLINE double random_f64(const item<1, 2>& it) {
+  return unit_f64(it.w0, it.w1);
+}
+NDCUDA_RNG_INLINE u64 random_bits64(const item<1, 2>& it) {
+  return ((u64)it.w0 << 32) | it.w1;
+}
 
 // Box-Muller from u in (0, 1] and an angle 2 pi (t + 1/2) / 2^bits, reduced to a quadrant k and
 // r in (-1/2, 1/2) exactly in integers. Lane 0 of a pair takes r cos, lane 1 r sin.
@@ -47,23 +67,43 @@ NDCUDA_RNG_INLINE double box_muller_f64(u32 a, u32 b, u32 e, u32 f, int lane) {
   sincos_quadrant((unsigned)k, (double)(2 * d + 1) * 2.220446049250313e-16, &s, &c);
   return mul(rad, lane == 0 ? c : s);
 }
-NDCUDA_RNG_INLINE float normal_f32(const item<2, 2>& it) { return box_muller_f32(it.w0, it.w1, it.lane); }
+NDCUDA_RNG_INLINE float normal_f32(const item<2, 2>& it) {
+  return box_muller_f32(it.w0, it.w1, it.lane);
+}
 NDCUDA_RNG_INLINE double normal_f64(const item<2, 4>& it) {
   return box_muller_f64(it.w0, it.w1, it.w2, it.w3, it.lane);
 }
 
 // standard_exponential: -log(1 - U), U in [0, 1), as -log(V) with V in (0, 1].
-NDCUDA_RNG_INLINE float exponential_f32(const item<1, 1>& it) { return -log(unit_open_f32(it.w0)); }
-NDCUDA_RNG_INLINE double exponential_f64(const item<1, 2>& it) { return -log(unit_open_f64(it.w0, it.w1)); }
+NDCUDA_RNG_INLINE float exponential_f32(const item<1, 1>& it) {
+  return -log(unit_open_f32(it.w0));
+}
+NDCUDA_RNG_INLINE double exponential_f64(const item<1, 2>& it) {
+  return -log(unit_open_f64(it.w0, it.w1));
+}
 
 // The affine maps of normal / uniform / scale parameters, rounded as written (no FMA).
-NDCUDA_RNG_INLINE float affine(float z, float loc, float scale) { return add(loc, mul(scale, z)); }
-NDCUDA_RNG_INLINE double affine(double z, double loc, double scale) { return add(loc, mul(scale, z)); }
-NDCUDA_RNG_INLINE float between(float u, float low, float high) { return add(low, mul(sub(high, low), u)); }
-NDCUDA_RNG_INLINE double between(double u, double low, double high) { return add(low, mul(sub(high, low), u)); }
-NDCUDA_RNG_INLINE float scaled(float x, float scale) { return mul(scale, x); }
-NDCUDA_RNG_INLINE double scaled(double x, double scale) { return mul(scale, x); }
-NDCUDA_RNG_INLINE double lognormal(double z, double mean, double sigma) { return exp(add(mean, mul(sigma, z))); }
+NDCUDA_RNG_INLINE float affine(float z, float loc, float scale) {
+  return add(loc, mul(scale, z));
+}
+NDCUDA_RNG_INLINE double affine(double z, double loc, double scale) {
+  return add(loc, mul(scale, z));
+}
+NDCUDA_RNG_INLINE float between(float u, float low, float high) {
+  return add(low, mul(sub(high, low), u));
+}
+NDCUDA_RNG_INLINE double between(double u, double low, double high) {
+  return add(low, mul(sub(high, low), u));
+}
+NDCUDA_RNG_INLINE float scaled(float x, float scale) {
+  return mul(scale, x);
+}
+NDCUDA_RNG_INLINE double scaled(double x, double scale) {
+  return mul(scale, x);
+}
+NDCUDA_RNG_INLINE double lognormal(double z, double mean, double sigma) {
+  return exp(add(mean, mul(sigma, z)));
+}
 NDCUDA_RNG_INLINE float lognormal(float z, float mean, float sigma) {
   return (float)exp((double)add(mean, mul(sigma, z)));
 }
@@ -110,7 +150,9 @@ NDCUDA_RNG_INLINE T integers64(const item<1, 2>& it, T low, T high, int endpoint
 }
 
 // Draws from an element's own stream, for the rejection samplers.
-NDCUDA_RNG_INLINE float uniform_from(cursor& c, float) { return unit_f32(c.next()); }
+NDCUDA_RNG_INLINE float uniform_from(cursor& c, float) {
+  return unit_f32(c.next());
+}
 NDCUDA_RNG_INLINE double uniform_from(cursor& c, double) {
   const u32 a = c.next();
   return unit_f64(a, c.next());
@@ -194,7 +236,9 @@ NDCUDA_RNG_NOINLINE double beta_f64(const item<1, 0>& it, double a, double b) {
   return div(ga, add(ga, gb));
 }
 
-NDCUDA_RNG_INLINE float beta_f32(const item<1, 0>& it, double a, double b) { return (float)beta_f64(it, a, b); }
+NDCUDA_RNG_INLINE float beta_f32(const item<1, 0>& it, double a, double b) {
+  return (float)beta_f64(it, a, b);
+}
 
 /// log(Gamma(x)) for x >= 1 (NumPy's random_loggam: Stirling's series, shifted below 7).
 NDCUDA_RNG_INLINE double loggam(double x) {

@@ -28,39 +28,103 @@ typedef unsigned long long u64;
 // into an FMA by -fmad (NVRTC's default), and on the host (ISO C++, no -ffp-contract=fast) plain
 // operators round the same way.
 #if defined(NDCUDA_RNG_DEVICE)
-NDCUDA_RNG_INLINE float add(float a, float b) { return __fadd_rn(a, b); }
-NDCUDA_RNG_INLINE float sub(float a, float b) { return __fsub_rn(a, b); }
-NDCUDA_RNG_INLINE float mul(float a, float b) { return __fmul_rn(a, b); }
-NDCUDA_RNG_INLINE float div(float a, float b) { return __fdiv_rn(a, b); }
-NDCUDA_RNG_INLINE float fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
-NDCUDA_RNG_INLINE float sqrt(float a) { return __fsqrt_rn(a); }
-NDCUDA_RNG_INLINE double add(double a, double b) { return __dadd_rn(a, b); }
-NDCUDA_RNG_INLINE double sub(double a, double b) { return __dsub_rn(a, b); }
-NDCUDA_RNG_INLINE double mul(double a, double b) { return __dmul_rn(a, b); }
-NDCUDA_RNG_INLINE double div(double a, double b) { return __ddiv_rn(a, b); }
-NDCUDA_RNG_INLINE double fma(double a, double b, double c) { return __fma_rn(a, b, c); }
-NDCUDA_RNG_INLINE double sqrt(double a) { return __dsqrt_rn(a); }
-NDCUDA_RNG_INLINE double floor(double a) { return ::floor(a); }
-NDCUDA_RNG_INLINE u32 bits(float a) { return __float_as_uint(a); }
-NDCUDA_RNG_INLINE float from_bits(u32 a) { return __uint_as_float(a); }
-NDCUDA_RNG_INLINE u64 bits(double a) { return (u64)__double_as_longlong(a); }
-NDCUDA_RNG_INLINE double from_bits(u64 a) { return __longlong_as_double((long long)a); }
-NDCUDA_RNG_INLINE u32 mulhi(u32 a, u32 b) { return __umulhi(a, b); }
-NDCUDA_RNG_INLINE u64 mulhi(u64 a, u64 b) { return __umul64hi(a, b); }
+NDCUDA_RNG_INLINE float add(float a, float b) {
+  return __fadd_rn(a, b);
+}
+NDCUDA_RNG_INLINE float sub(float a, float b) {
+  return __fsub_rn(a, b);
+}
+NDCUDA_RNG_INLINE float mul(float a, float b) {
+  return __fmul_rn(a, b);
+}
+NDCUDA_RNG_INLINE float div(float a, float b) {
+  return __fdiv_rn(a, b);
+}
+NDCUDA_RNG_INLINE float fma(float a, float b, float c) {
+  return __fmaf_rn(a, b, c);
+}
+NDCUDA_RNG_INLINE float sqrt(float a) {
+  return __fsqrt_rn(a);
+}
+NDCUDA_RNG_INLINE double add(double a, double b) {
+  return __dadd_rn(a, b);
+}
+NDCUDA_RNG_INLINE double sub(double a, double b) {
+  return __dsub_rn(a, b);
+}
+NDCUDA_RNG_INLINE double mul(double a, double b) {
+  return __dmul_rn(a, b);
+}
+NDCUDA_RNG_INLINE double div(double a, double b) {
+  return __ddiv_rn(a, b);
+}
+NDCUDA_RNG_INLINE double fma(double a, double b, double c) {
+  return __fma_rn(a, b, c);
+}
+NDCUDA_RNG_INLINE double sqrt(double a) {
+  return __dsqrt_rn(a);
+}
+NDCUDA_RNG_INLINE double floor(double a) {
+  return ::floor(a);
+}
+NDCUDA_RNG_INLINE u32 bits(float a) {
+  return __float_as_uint(a);
+}
+NDCUDA_RNG_INLINE float from_bits(u32 a) {
+  return __uint_as_float(a);
+}
+NDCUDA_RNG_INLINE u64 bits(double a) {
+  return (u64)__double_as_longlong(a);
+}
+NDCUDA_RNG_INLINE double from_bits(u64 a) {
+  return __longlong_as_double((long long)a);
+}
+NDCUDA_RNG_INLINE u32 mulhi(u32 a, u32 b) {
+  return __umulhi(a, b);
+}
+NDCUDA_RNG_INLINE u64 mulhi(u64 a, u64 b) {
+  return __umul64hi(a, b);
+}
 #else
-NDCUDA_RNG_INLINE float add(float a, float b) { return a + b; }
-NDCUDA_RNG_INLINE float sub(float a, float b) { return a - b; }
-NDCUDA_RNG_INLINE float mul(float a, float b) { return a * b; }
-NDCUDA_RNG_INLINE float div(float a, float b) { return a / b; }
-NDCUDA_RNG_INLINE float fma(float a, float b, float c) { return std::fma(a, b, c); }
-NDCUDA_RNG_INLINE float sqrt(float a) { return std::sqrt(a); }
-NDCUDA_RNG_INLINE double add(double a, double b) { return a + b; }
-NDCUDA_RNG_INLINE double sub(double a, double b) { return a - b; }
-NDCUDA_RNG_INLINE double mul(double a, double b) { return a * b; }
-NDCUDA_RNG_INLINE double div(double a, double b) { return a / b; }
-NDCUDA_RNG_INLINE double fma(double a, double b, double c) { return std::fma(a, b, c); }
-NDCUDA_RNG_INLINE double sqrt(double a) { return std::sqrt(a); }
-NDCUDA_RNG_INLINE double floor(double a) { return std::floor(a); }
+NDCUDA_RNG_INLINE float add(float a, float b) {
+  return a + b;
+}
+NDCUDA_RNG_INLINE float sub(float a, float b) {
+  return a - b;
+}
+NDCUDA_RNG_INLINE float mul(float a, float b) {
+  return a * b;
+}
+NDCUDA_RNG_INLINE float div(float a, float b) {
+  return a / b;
+}
+NDCUDA_RNG_INLINE float fma(float a, float b, float c) {
+  return std::fma(a, b, c);
+}
+NDCUDA_RNG_INLINE float sqrt(float a) {
+  return std::sqrt(a);
+}
+NDCUDA_RNG_INLINE double add(double a, double b) {
+  return a + b;
+}
+NDCUDA_RNG_INLINE double sub(double a, double b) {
+  return a - b;
+}
+NDCUDA_RNG_INLINE double mul(double a, double b) {
+  return a * b;
+}
+NDCUDA_RNG_INLINE double div(double a, double b) {
+  return a / b;
+}
+NDCUDA_RNG_INLINE double fma(double a, double b, double c) {
+  return std::fma(a, b, c);
+}
+NDCUDA_RNG_INLINE double sqrt(double a) {
+  return std::sqrt(a);
+}
+NDCUDA_RNG_INLINE double floor(double a) {
+  return std::floor(a);
+}
 NDCUDA_RNG_INLINE u32 bits(float a) {
   u32 r;
   std::memcpy(&r, &a, 4);
@@ -81,7 +145,9 @@ NDCUDA_RNG_INLINE double from_bits(u64 a) {
   std::memcpy(&r, &a, 8);
   return r;
 }
-NDCUDA_RNG_INLINE u32 mulhi(u32 a, u32 b) { return (u32)(((u64)a * b) >> 32); }
+NDCUDA_RNG_INLINE u32 mulhi(u32 a, u32 b) {
+  return (u32)(((u64)a * b) >> 32);
+}
 NDCUDA_RNG_INLINE u64 mulhi(u64 a, u64 b) {
   const u64 a0 = a & 0xffffffffull, a1 = a >> 32, b0 = b & 0xffffffffull, b1 = b >> 32;
   const u64 lo = a0 * b0, m1 = a1 * b0 + (lo >> 32), m2 = a0 * b1 + (m1 & 0xffffffffull);
@@ -236,10 +302,22 @@ NDCUDA_RNG_INLINE void sincos_quadrant(unsigned k, T r, T* s, T* c) {
   T a, b;
   sincos_quarter(mul(r, (T)1.5707963267948966), &a, &b);
   switch (k & 3u) {
-    case 0: *s = a; *c = b; break;
-    case 1: *s = b; *c = -a; break;
-    case 2: *s = -a; *c = -b; break;
-    default: *s = -b; *c = a; break;
+    case 0:
+      *s = a;
+      *c = b;
+      break;
+    case 1:
+      *s = b;
+      *c = -a;
+      break;
+    case 2:
+      *s = -a;
+      *c = -b;
+      break;
+    default:
+      *s = -b;
+      *c = a;
+      break;
   }
 }
 

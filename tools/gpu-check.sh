@@ -3,7 +3,7 @@
 # ctest summary. Fails if any test failed, or if a GPU test skipped although enough GPUs are
 # present (tests named *MultiGpu* may skip on a single GPU). With --bench it also runs every
 # benchmark and writes JSON next to the build (or to $NDCUDA_BENCH_OUT), then the CuPy baselines in
-# benchmarks/cupy/ when CuPy is installed.
+# benchmarks/cupy/ when CuPy is installed and the PyTorch ones in benchmarks/torch/ when torch is.
 #
 #   tools/gpu-check.sh            # tests
 #   tools/gpu-check.sh --bench    # tests, then benchmarks
@@ -74,6 +74,18 @@ if ((run_benchmarks)); then
     done
   else
     echo "gpu-check: CuPy not importable; CuPy baselines skipped"
+  fi
+  # PyTorch baselines (benchmarks/torch/), alike, when torch with CUDA is importable.
+  if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    for script in "$root"/benchmarks/torch/*.py; do
+      [[ -f "$script" ]] || continue
+      name=$(basename "$script" .py)
+      echo "gpu-check: running PyTorch baseline $name"
+      python3 "$script" >"$out/$name.txt" 2>&1 || { echo "gpu-check: $name failed"; tail -5 "$out/$name.txt"; }
+      cat "$out/$name.txt"
+    done
+  else
+    echo "gpu-check: PyTorch with CUDA not importable; PyTorch baselines skipped"
   fi
 fi
 exit $status

@@ -53,8 +53,8 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
     in_types.emplace_back(signature.is_source(i) ? signature.sources[i] + "::value_type"
                                                  : std::string(cuda_type_name(signature.in[i])));
   }
-  const bool any_source = std::any_of(signature.sources.begin(), signature.sources.end(),
-                                      [](const std::string& t) { return !t.empty(); });
+  const bool any_source =
+      std::any_of(signature.sources.begin(), signature.sources.end(), [](const std::string& t) { return !t.empty(); });
   const auto uses = [&](dtype t) {
     return signature.out == t || std::find(signature.in.begin(), signature.in.end(), t) != signature.in.end() ||
            std::find(signature.scalars.begin(), signature.scalars.end(), t) != signature.scalars.end();

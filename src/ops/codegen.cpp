@@ -136,9 +136,10 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
     if (!(*in.s == s)) {
       order_after(s, *in.s);
     }
-    overlap = overlap || (in.source == nullptr && needs_temporary(reinterpret_cast<std::uintptr_t>(out.data), itemsize(out.type), shape,
-                                         out.layout->strides, reinterpret_cast<std::uintptr_t>(in.data),
-                                         itemsize(in.type), in.layout->shape, in.layout->strides));
+    overlap = overlap || (in.source == nullptr &&
+                          needs_temporary(reinterpret_cast<std::uintptr_t>(out.data), itemsize(out.type), shape,
+                                          out.layout->strides, reinterpret_cast<std::uintptr_t>(in.data),
+                                          itemsize(in.type), in.layout->shape, in.layout->strides));
   }
   if (shape_size(shape) == 0) {
     return;

@@ -81,6 +81,7 @@ void ensure_cell(generator_state& g, const stream& s) {
   }
   void* p = nullptr;
   g.cell_owner = ndcuda::detail::allocate_buffer(sizeof(std::uint64_t), s, &p);
+  const device_guard guard(s.device());
   NDCUDA_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(std::uint64_t), s.handle()));
   g.cell = static_cast<std::uint64_t*>(p);
   g.device = s.device();

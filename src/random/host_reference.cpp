@@ -1,11 +1,11 @@
 // The host build of the device sources: kernels/*.cuh compiled as plain C++, so the reference is
 // the same code path as the GPU's, not a second implementation.
-#include <ndcuda/random/detail/host_reference.hpp>
-
 #include <cstring>
+#include <ndcuda/random/detail/host_reference.hpp>
 #include <string_view>
 
-// clang-format off: the order matters (each builds on the previous one)
+// The order matters: each builds on the one before (under NVRTC they include each other).
+// clang-format off
 #include "../../kernels/random_math.cuh"
 #include "../../kernels/philox.cuh"
 #include "../../kernels/random.cuh"

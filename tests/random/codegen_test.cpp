@@ -32,10 +32,8 @@ template <int E, int W, class T>
 nd::detail::random_leaf<E, W, nd::dtype_of<T>> fake_draw(nd::shape_t shape) {
   static std::uintptr_t next = 0x20000;  // each draw its own offset cell, as reserve() gives
   next += 8;
-  rd::reservation r{{{1, 2}, reinterpret_cast<const std::uint64_t*>(next), 0},
-                    nullptr,
-                    nd::stream::wrap(cudaStreamPerThread, 0),
-                    0};
+  rd::reservation r{
+      {{1, 2}, reinterpret_cast<const std::uint64_t*>(next), 0}, nullptr, nd::stream::wrap(cudaStreamPerThread, 0), 0};
   return {r, nd::contiguous_layout(std::move(shape))};
 }
 
@@ -153,8 +151,7 @@ TEST(RandomCodegen, EveryDistributionCompilesInEveryElementwiseVariant) {
       rd::node<rd::poisson_spec<dtype::int64>>(fake_draw<1, 0, std::int64_t>({64}), rd::param_node<dtype::float64>(d)) +
       rd::node<rd::binomial_spec<dtype::int64>>(fake_draw<1, 0, std::int64_t>({64}),
                                                 rd::param_node<dtype::int64>(fake<std::int64_t>({64})), f64(0.3));
-  static_assert(std::remove_cvref_t<decltype(rejection)>::arrays +
-                    std::remove_cvref_t<decltype(rejection)>::scalars <=
+  static_assert(std::remove_cvref_t<decltype(rejection)>::arrays + std::remove_cvref_t<decltype(rejection)>::scalars <=
                 nd::detail::max_fused_leaves);
   compile_variants(state_of<double>(rejection), false);
 }

@@ -18,7 +18,8 @@ namespace {
 template <class T>
 double ulps(T a, T b) {
   return std::abs(static_cast<double>(a) - static_cast<double>(b)) /
-         (std::numeric_limits<T>::epsilon() * std::max<double>(std::abs(static_cast<double>(b)), std::numeric_limits<T>::min()));
+         (std::numeric_limits<T>::epsilon() *
+          std::max<double>(std::abs(static_cast<double>(b)), std::numeric_limits<T>::min()));
 }
 
 }  // namespace
@@ -38,7 +39,8 @@ TEST(RandomPhilox, ElementsReadTheirGroupsWords) {
   // float32 random: element i is word i % 4 of block offset + i / 4, top 24 bits.
   for (std::uint64_t i : {0ull, 1ull, 2ull, 3ull, 4ull, 1001ull, (1ull << 33) + 5}) {
     const std::uint64_t b = d.offset + i / 4;
-    const auto w = host::philox4x32_10({static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32), 0, 0}, d.key);
+    const auto w =
+        host::philox4x32_10({static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32), 0, 0}, d.key);
     EXPECT_EQ(host::random_f32(d, i), static_cast<float>(w[i % 4] >> 8) * 0x1p-24f) << i;
     // float64: two words per element, two elements per block.
     const std::uint64_t b2 = d.offset + i / 2;

@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <ndcuda/array/creation.hpp>
@@ -12,7 +13,6 @@
 #include <ndcuda/ops/expression.hpp>
 #include <ostream>
 #include <span>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>

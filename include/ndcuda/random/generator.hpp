@@ -108,6 +108,10 @@ auto node(A&&... a) {
 
 }  // namespace detail
 
+/// What distributions take as parameters: C++ scalars, arrays and expressions.
+template <class P>
+concept parameter = array_operand<P> || weak_scalar<std::remove_cvref_t<P>>;
+
 /// A generator method's stream argument: the stream given, or (resolved only when the draw is
 /// reserved, after NumPy's parameter checks) the current device's default library stream.
 class stream_arg {
@@ -133,10 +137,11 @@ class generator {
   /// [0, 1): NumPy's random(size, dtype); float16/bfloat16/float32/float64.
   template <class T = double>
   [[nodiscard]] auto random(const shape_t& size, stream_arg s = {}) const {
-    return detail::node<detail::random_spec<dtype_of<T>>>(leaf<1, dtype_of<T> == dtype::float64 ? 2 : 1, T>(size, s));
+    return detail::node<detail::random_spec<dtype_of<T>>>(leaf < 1, dtype_of<T> == dtype::float64 ? 2 : 1,
+                                                          T > (size, s));
   }
   /// low + (high - low) * random(): NumPy's uniform(low, high, size).
-  template <class T = double, class L = double, class H = double>
+  template <class T = double, parameter L = double, parameter H = double>
   [[nodiscard]] auto uniform(const L& low = 0.0, const H& high = 1.0, std::optional<shape_t> size = std::nullopt,
                              stream_arg s = {}) const {
     const shape_t shape = detail::draw_shape("uniform", size, low, high);
@@ -145,7 +150,8 @@ class generator {
   }
   template <class T = double>
   [[nodiscard]] auto standard_normal(const shape_t& size, stream_arg s = {}) const {
-    return detail::node<detail::normal_spec<dtype_of<T>>>(leaf<2, dtype_of<T> == dtype::float64 ? 4 : 2, T>(size, s));
+    return detail::node<detail::normal_spec<dtype_of<T>>>(leaf < 2, dtype_of<T> == dtype::float64 ? 4 : 2,
+                                                          T > (size, s));
   }
   /// normal(size): the standard normal, as g.normal<float>(x.shape()).
   template <class T = double>
@@ -153,7 +159,7 @@ class generator {
     return standard_normal<T>(size, s);
   }
   /// loc + scale * standard_normal(): NumPy's normal(loc, scale, size); loc and scale broadcast.
-  template <class T = double, class L, class S>
+  template <class T = double, parameter L, parameter S>
   [[nodiscard]] auto normal(const L& loc, const S& scale, std::optional<shape_t> size = std::nullopt,
                             stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(scale) < 0, "normal", "scale < 0");
@@ -162,7 +168,7 @@ class generator {
         standard_normal<T>(shape, s), param<T>(loc), param<T>(scale));
   }
   /// exp(normal(mean, sigma)): NumPy's lognormal(mean, sigma, size).
-  template <class T = double, class M = double, class S = double>
+  template <class T = double, parameter M = double, parameter S = double>
   [[nodiscard]] auto lognormal(const M& mean = 0.0, const S& sigma = 1.0, std::optional<shape_t> size = std::nullopt,
                                stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(sigma) < 0, "lognormal", "sigma < 0");
@@ -172,11 +178,11 @@ class generator {
   }
   template <class T = double>
   [[nodiscard]] auto standard_exponential(const shape_t& size, stream_arg s = {}) const {
-    return detail::node<detail::exponential_spec<dtype_of<T>>>(
-        leaf<1, dtype_of<T> == dtype::float64 ? 2 : 1, T>(size, s));
+    return detail::node<detail::exponential_spec<dtype_of<T>>>(leaf < 1, dtype_of<T> == dtype::float64 ? 2 : 1,
+                                                               T > (size, s));
   }
   /// scale * standard_exponential(): NumPy's exponential(scale, size).
-  template <class T = double, class S = double>
+  template <class T = double, parameter S = double>
   [[nodiscard]] auto exponential(const S& scale = 1.0, std::optional<shape_t> size = std::nullopt,
                                  stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(scale) < 0, "exponential", "scale < 0");
@@ -185,7 +191,7 @@ class generator {
         standard_exponential<T>(shape, s), param<T>(scale));
   }
   /// Integers in [low, high) (or [low, high] with endpoint): NumPy's integers; T any integer dtype.
-  template <class T = std::int64_t, class L, class H>
+  template <class T = std::int64_t, parameter L, parameter H>
   [[nodiscard]] auto integers(const L& low, const H& high, std::optional<shape_t> size = std::nullopt,
                               bool endpoint = false, stream_arg s = {}) const {
     static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "integers draws an integer dtype");
@@ -196,18 +202,17 @@ class generator {
     }
     const shape_t shape = detail::draw_shape("integers", size, low, high);
     constexpr int words = sizeof(T) == 8 ? 2 : 1;
-    return detail::node<detail::integers_spec<dtype_of<T>>>(leaf<1, words, T>(shape, s, true), param<T>(low),
-                                                            param<T>(high),
-                                                            ndcuda::detail::scalar_leaf<dtype::int32>{endpoint ? 1 : 0});
+    return detail::node<detail::integers_spec<dtype_of<T>>>(
+        leaf<1, words, T>(shape, s, true), param<T>(low), param<T>(high),
+        ndcuda::detail::scalar_leaf<dtype::int32>{endpoint ? 1 : 0});
   }
   /// integers(0, high, size).
   template <class T = std::int64_t, class H>
-  requires(!array_operand<H>) [[nodiscard]] auto integers(const H& high, const shape_t& size,
-                                                          stream_arg s = {}) const {
+  requires weak_scalar<H> [[nodiscard]] auto integers(const H& high, const shape_t& size, stream_arg s = {}) const {
     return integers<T>(T(0), high, size, false, s);
   }
   /// NumPy's standard_gamma(shape, size): Marsaglia-Tsang.
-  template <class T = double, class K>
+  template <class T = double, parameter K>
   [[nodiscard]] auto standard_gamma(const K& shape, std::optional<shape_t> size = std::nullopt,
                                     stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(shape) < 0, "standard_gamma", "shape < 0");
@@ -215,7 +220,7 @@ class generator {
     return detail::node<detail::gamma_spec<dtype_of<T>>>(leaf<1, 0, T>(out, s, true), param<T>(shape));
   }
   /// scale * standard_gamma(shape): NumPy's gamma(shape, scale, size).
-  template <class T = double, class K, class S = double>
+  template <class T = double, parameter K, parameter S = double>
   [[nodiscard]] auto gamma(const K& shape, const S& scale = 1.0, std::optional<shape_t> size = std::nullopt,
                            stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(scale) < 0, "gamma", "scale < 0");
@@ -224,9 +229,8 @@ class generator {
         standard_gamma<T>(shape, out, s), param<T>(scale));
   }
   /// NumPy's beta(a, b, size).
-  template <class T = double, class A, class B>
-  [[nodiscard]] auto beta(const A& a, const B& b, std::optional<shape_t> size = std::nullopt,
-                          stream_arg s = {}) const {
+  template <class T = double, parameter A, parameter B>
+  [[nodiscard]] auto beta(const A& a, const B& b, std::optional<shape_t> size = std::nullopt, stream_arg s = {}) const {
     detail::check_scalar(!array_operand<A> && !(detail::scalar_value(a) > 0), "beta", "a <= 0");
     detail::check_scalar(!array_operand<B> && !(detail::scalar_value(b) > 0), "beta", "b <= 0");
     const shape_t out = detail::draw_shape("beta", size, a, b);
@@ -234,16 +238,15 @@ class generator {
                                                         param<double>(b));
   }
   /// NumPy's poisson(lam, size): int64 by default.
-  template <class T = std::int64_t, class L = double>
-  [[nodiscard]] auto poisson(const L& lam = 1.0, std::optional<shape_t> size = std::nullopt,
-                             stream_arg s = {}) const {
+  template <class T = std::int64_t, parameter L = double>
+  [[nodiscard]] auto poisson(const L& lam = 1.0, std::optional<shape_t> size = std::nullopt, stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(lam) < 0, "poisson", "lam < 0");
     detail::check_scalar(detail::scalar_value(lam) > 9.2233720064847708e+18, "poisson", "lam value too large");
     const shape_t out = detail::draw_shape("poisson", size, lam);
     return detail::node<detail::poisson_spec<dtype_of<T>>>(leaf<1, 0, T>(out, s, true), param<double>(lam));
   }
   /// NumPy's binomial(n, p, size): int64 by default.
-  template <class T = std::int64_t, class N, class P>
+  template <class T = std::int64_t, parameter N, parameter P>
   [[nodiscard]] auto binomial(const N& n, const P& p, std::optional<shape_t> size = std::nullopt,
                               stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(n) < 0, "binomial", "n < 0");
@@ -275,8 +278,7 @@ class generator {
   /// choice(a, size, replace, p). Checking p's sum waits for the device.
   template <class T>
   [[nodiscard]] ndarray<T> choice(const ndarray<T>& a, const shape_t& size, bool replace = true,
-                                  const std::optional<ndarray<double>>& p = std::nullopt,
-                                  stream_arg s = {}) const;
+                                  const std::optional<ndarray<double>>& p = std::nullopt, stream_arg s = {}) const;
   /// choice(arange(n), size, replace, p).
   [[nodiscard]] ndarray<std::int64_t> choice(index_t n, const shape_t& size, bool replace = true,
                                              const std::optional<ndarray<double>>& p = std::nullopt,
@@ -295,9 +297,7 @@ class generator {
   /// The Philox key.
   [[nodiscard]] std::array<std::uint32_t, 2> key() const { return detail::key_of(*state_); }
   /// The device-side offset (in 128-bit Philox blocks) after the work queued on `s`: waits for it.
-  [[nodiscard]] std::uint64_t offset(stream_arg s = {}) const {
-    return detail::read_offset(*state_, s.get());
-  }
+  [[nodiscard]] std::uint64_t offset(stream_arg s = {}) const { return detail::read_offset(*state_, s.get()); }
 
  private:
   explicit generator(std::shared_ptr<detail::generator_state> st) : state_(std::move(st)) {}
@@ -315,7 +315,7 @@ class generator {
     return {detail::reserve(*state_, blocks, s.get()), contiguous_layout(shape)};
   }
   [[nodiscard]] ndarray<std::int64_t> choice_indices(index_t n, index_t k, bool replace,
-                                                    const std::optional<ndarray<double>>& p, stream_arg s) const;
+                                                     const std::optional<ndarray<double>>& p, stream_arg s) const;
   static index_t nd_count(const ndarray<double>& w);
 
   template <class T, class X>

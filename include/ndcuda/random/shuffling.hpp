@@ -91,8 +91,7 @@ ndarray<T> generator::permuted(const ndarray<T>& x, std::optional<int> axis, str
 }
 
 inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, bool replace,
-                                                       const std::optional<ndarray<double>>& p,
-                                                       stream_arg sa) const {
+                                                       const std::optional<ndarray<double>>& p, stream_arg sa) const {
   const stream s = sa.get();
   if (n == 0 && k > 0) {
     throw error("choice: a cannot be empty unless no samples are taken (NumPy's ValueError)");
