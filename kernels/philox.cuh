@@ -102,22 +102,74 @@ NDCUDA_RNG_INLINE u64 block_of(u64 i) {
   return (i / (u64)E) * (u64)W / 4u;
 }
 
-/// Element i's item, given its shared block's words `x` (unused when W is 0).
+// Uniform values from 32-bit words: exact multiples of 2^-24 (float) or 2^-53 (double).
+NDCUDA_RNG_INLINE float unit_f32(u32 w) {
+  return (float)(w >> 8) * 5.9604644775390625e-08f;
+}
+NDCUDA_RNG_INLINE float unit_open_f32(u32 w) {
+  return (float)((w >> 8) + 1u) * 5.9604644775390625e-08f;
+}
+NDCUDA_RNG_INLINE u64 bits53(u32 a, u32 b) {
+  return ((u64)(a >> 5) << 26) | (u64)(b >> 6);
+}
+NDCUDA_RNG_INLINE double unit_f64(u32 a, u32 b) {
+  return (double)bits53(a, b) * 1.1102230246251565e-16;
+}
+NDCUDA_RNG_INLINE double unit_open_f64(u32 a, u32 b) {
+  return (double)(bits53(a, b) + 1u) * 1.1102230246251565e-16;
+}
+
+// Box-Muller from u in (0, 1] and an angle 2 pi (t + 1/2) / 2^bits, reduced to a quadrant k and
+// r in (-1/2, 1/2) exactly in integers. Lane 0 of a pair takes r cos, lane 1 r sin.
+NDCUDA_RNG_INLINE float box_muller_f32(u32 wu, u32 wt, int lane) {
+  const float rad = sqrt(mul(-2.0f, log_normal_number(unit_open_f32(wu))));
+  const u32 t = wt >> 8;
+  const u32 k = (t + (1u << 21)) >> 22;
+  const int d = (int)t - (int)(k << 22);
+  float s, c;
+  sincos_quadrant(k, (float)(2 * d + 1) * 1.1920928955078125e-07f, &s, &c);
+  return mul(rad, lane == 0 ? c : s);
+}
+NDCUDA_RNG_INLINE double box_muller_f64(u32 a, u32 b, u32 e, u32 f, int lane) {
+  const double rad = sqrt(mul(-2.0, log_normal_number(unit_open_f64(a, b))));
+  const u64 t = bits53(e, f);
+  const u64 k = (t + (1ull << 50)) >> 51;
+  const long long d = (long long)t - (long long)(k << 51);
+  double s, c;
+  sincos_quadrant((unsigned)k, (double)(2 * d + 1) * 2.220446049250313e-16, &s, &c);
+  return mul(rad, lane == 0 ? c : s);
+}
+/// Elements of an (E, W) draw per shared block.
 template <int E, int W>
-NDCUDA_RNG_INLINE item<E, W> make_item(const block4& x, u32 k0, u32 k1, u64 offset, u64 i) {
+struct per_block {
+  static const int value = W > 0 ? 4 * E / W : 1;
+};
+
+/// Element i's item, given its shared block's words `x`, its group's first word in the block
+/// (`word`) and its place in the group (`lane`).
+template <int E, int W>
+NDCUDA_RNG_INLINE item<E, W> make_item_at(const block4& x, unsigned word, int lane, u32 k0, u32 k1, u64 offset, u64 i) {
   item<E, W> it;
-  it.lane = (int)(i % (u64)E);
+  it.lane = lane;
   it.k0 = k0;
   it.k1 = k1;
   it.offset = offset;
   it.index = i;
-  const unsigned first = (unsigned)(((i / (u64)E) * (u64)W) % 4u);
   if (W == 1) {
-    it.w0 = first == 0 ? x.x0 : first == 1 ? x.x1 : first == 2 ? x.x2 : x.x3;
+    it.w0 = word == 0 ? x.x0 : word == 1 ? x.x1 : word == 2 ? x.x2 : x.x3;
     it.w1 = it.w2 = it.w3 = 0;
   } else if (W == 2) {
-    it.w0 = first == 0 ? x.x0 : x.x2;
-    it.w1 = first == 0 ? x.x1 : x.x3;
+    it.w0 = word == 0 ? x.x0 : x.x2;
+    it.w1 = word == 0 ? x.x1 : x.x3;
+    it.w2 = it.w3 = 0;
+    // E = 2 is the Box-Muller pair layout (standard_normal and what builds on it): the item holds
+    // the element's normal value, computed here so that the two members of a pair made together
+    // (a vector load) share their log, sqrt and sine/cosine.
+    if (E == 2) it.w0 = bits(box_muller_f32(it.w0, it.w1, lane));
+  } else if (E == 2) {
+    const u64 z = bits(box_muller_f64(x.x0, x.x1, x.x2, x.x3, lane));
+    it.w0 = (u32)z;
+    it.w1 = (u32)(z >> 32);
     it.w2 = it.w3 = 0;
   } else {
     it.w0 = x.x0;
@@ -126,6 +178,12 @@ NDCUDA_RNG_INLINE item<E, W> make_item(const block4& x, u32 k0, u32 k1, u64 offs
     it.w3 = x.x3;
   }
   return it;
+}
+
+/// Element i's item, given its shared block's words `x` (unused when W is 0).
+template <int E, int W>
+NDCUDA_RNG_INLINE item<E, W> make_item(const block4& x, u32 k0, u32 k1, u64 offset, u64 i) {
+  return make_item_at<E, W>(x, (unsigned)(((i / (u64)E) * (u64)W) % 4u), (int)(i % (u64)E), k0, k1, offset, i);
 }
 
 /// Element i of an (E, W) draw at block offset `offset`, computed on its own.

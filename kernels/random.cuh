@@ -13,23 +13,6 @@
 namespace ndcuda {
 namespace rng {
 
-// Uniform values from 32-bit words: exact multiples of 2^-24 (float) or 2^-53 (double).
-NDCUDA_RNG_INLINE float unit_f32(u32 w) {
-  return (float)(w >> 8) * 5.9604644775390625e-08f;
-}
-NDCUDA_RNG_INLINE float unit_open_f32(u32 w) {
-  return (float)((w >> 8) + 1u) * 5.9604644775390625e-08f;
-}
-NDCUDA_RNG_INLINE u64 bits53(u32 a, u32 b) {
-  return ((u64)(a >> 5) << 26) | (u64)(b >> 6);
-}
-NDCUDA_RNG_INLINE double unit_f64(u32 a, u32 b) {
-  return (double)bits53(a, b) * 1.1102230246251565e-16;
-}
-NDCUDA_RNG_INLINE double unit_open_f64(u32 a, u32 b) {
-  return (double)(bits53(a, b) + 1u) * 1.1102230246251565e-16;
-}
-
 // random(): [0, 1) with the precision of the dtype, so that rounding can never give 1.
 NDCUDA_RNG_INLINE float random_f32(const item<1, 1>& it) {
   return unit_f32(it.w0);
@@ -47,39 +30,20 @@ NDCUDA_RNG_INLINE u64 random_bits64(const item<1, 2>& it) {
   return ((u64)it.w0 << 32) | it.w1;
 }
 
-// Box-Muller from u in (0, 1] and an angle 2 pi (t + 1/2) / 2^bits, reduced to a quadrant k and
-// r in (-1/2, 1/2) exactly in integers. Lane 0 of a pair takes r cos, lane 1 r sin.
-NDCUDA_RNG_INLINE float box_muller_f32(u32 wu, u32 wt, int lane) {
-  const float rad = sqrt(mul(-2.0f, log(unit_open_f32(wu))));
-  const u32 t = wt >> 8;
-  const u32 k = (t + (1u << 21)) >> 22;
-  const int d = (int)t - (int)(k << 22);
-  float s, c;
-  sincos_quadrant(k, (float)(2 * d + 1) * 1.1920928955078125e-07f, &s, &c);
-  return mul(rad, lane == 0 ? c : s);
-}
-NDCUDA_RNG_INLINE double box_muller_f64(u32 a, u32 b, u32 e, u32 f, int lane) {
-  const double rad = sqrt(mul(-2.0, log(unit_open_f64(a, b))));
-  const u64 t = bits53(e, f);
-  const u64 k = (t + (1ull << 50)) >> 51;
-  const long long d = (long long)t - (long long)(k << 51);
-  double s, c;
-  sincos_quadrant((unsigned)k, (double)(2 * d + 1) * 2.220446049250313e-16, &s, &c);
-  return mul(rad, lane == 0 ? c : s);
-}
+// standard_normal: the pair's Box-Muller value, computed when the item was made (philox.cuh).
 NDCUDA_RNG_INLINE float normal_f32(const item<2, 2>& it) {
-  return box_muller_f32(it.w0, it.w1, it.lane);
+  return from_bits(it.w0);
 }
 NDCUDA_RNG_INLINE double normal_f64(const item<2, 4>& it) {
-  return box_muller_f64(it.w0, it.w1, it.w2, it.w3, it.lane);
+  return from_bits(((u64)it.w1 << 32) | it.w0);
 }
 
 // standard_exponential: -log(1 - U), U in [0, 1), as -log(V) with V in (0, 1].
 NDCUDA_RNG_INLINE float exponential_f32(const item<1, 1>& it) {
-  return -log(unit_open_f32(it.w0));
+  return -log_normal_number(unit_open_f32(it.w0));
 }
 NDCUDA_RNG_INLINE double exponential_f64(const item<1, 2>& it) {
-  return -log(unit_open_f64(it.w0, it.w1));
+  return -log_normal_number(unit_open_f64(it.w0, it.w1));
 }
 
 // The affine maps of normal / uniform / scale parameters, rounded as written (no FMA).
@@ -418,6 +382,22 @@ template <int VEC, int E, int W>
 __forceinline__ value_vector<rng::item<E, W>, VEC> items_from(const philox_source<E, W>& s, rng::u64 first) {
   value_vector<rng::item<E, W>, VEC> r;
   const rng::u64 offset = __ldg(s.offset);
+  const int per = rng::per_block<E, W>::value;
+  if (W > 0 && VEC % per == 0 && first % per == 0) {
+    // Whole blocks (the usual case): each word's place is a constant after unrolling, so the
+    // members of a Box-Muller pair hold the same values and the compiler computes their shared
+    // log, sqrt and sine/cosine once.
+#pragma unroll
+    for (int b = 0; b < VEC / per; ++b) {
+      const rng::block4 x = rng::shared_block(s.k0, s.k1, offset + first / per + (rng::u64)b);
+#pragma unroll
+      for (int j = 0; j < per; ++j) {
+        r.v[b * per + j] = rng::make_item_at<E, W>(x, (unsigned)((j / E) * W % 4), j % E, s.k0, s.k1, offset,
+                                                   first + (rng::u64)(b * per + j));
+      }
+    }
+    return r;
+  }
   rng::block4 x = {0u, 0u, 0u, 0u};
   rng::u64 current = ~0ull;
 #pragma unroll

@@ -155,55 +155,46 @@ NDCUDA_RNG_INLINE u64 mulhi(u64 a, u64 b) {
 }
 #endif
 
-/// Natural log of a positive normal float: x = m 2^e with m in [sqrt(1/2), sqrt(2)), then
-/// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716, by its series to s^9 (error < 1e-9
-/// relative). About 1 ulp. Zero gives -inf; the callers pass (0, 1] or larger finite values.
-NDCUDA_RNG_INLINE float log(float x) {
-  if (!(x > 0.0f)) return x == 0.0f ? -from_bits(0x7f800000u) : from_bits(0x7fc00000u);
-  u32 b = bits(x);
-  int e = (int)(b >> 23) - 127;
-  if ((b >> 23) == 0) {  // subnormal: scale by 2^23 first
-    b = bits(mul(x, 8388608.0f));
-    e = (int)(b >> 23) - 127 - 23;
-  }
-  u32 m = b & 0x7fffffu;
-  float f;
-  if (m > 0x3504f3u) {  // m >= sqrt(2): use m / 2
-    f = from_bits(m | 0x3f000000u);
-    e += 1;
-  } else {
-    f = from_bits(m | 0x3f800000u);
-  }
-  const float s = div(sub(f, 1.0f), add(f, 1.0f));
-  const float z = mul(s, s);
-  float r = fma(z, 0.11111111f, 0.14285715f);
-  r = fma(z, r, 0.2f);
-  r = fma(z, r, 0.33333334f);
-  r = mul(z, r);
-  const float two_s = add(s, s);
-  const float ef = (float)e;
-  // ln2 = hi + lo with hi exact in 16 bits, so e * hi is exact.
-  return add(fma(ef, 0.693145752f, fma(two_s, r, mul(ef, 1.42860677e-06f))), two_s);
+/// log of a normal positive float (no zero, subnormal, infinity or NaN: the uniforms Box-Muller and
+/// the exponential take, in [2^-24, 1]), branch-free: Cephes' polynomial as in log() below.
+NDCUDA_RNG_INLINE float log_normal_number(float x) {
+  const u32 b = bits(x);
+  const u32 m = b & 0x7fffffu;
+  const bool upper = m > 0x3504f3u;  // m >= sqrt(2): use m / 2
+  const float ef = (float)((int)(b >> 23) - 127 + (upper ? 1 : 0));
+  const float f = sub(from_bits(m | (upper ? 0x3f000000u : 0x3f800000u)), 1.0f);
+  const float z = mul(f, f);
+  float p = fma(7.0376836292e-2f, f, -1.1514610310e-1f);
+  p = fma(p, f, 1.1676998740e-1f);
+  p = fma(p, f, -1.2420140846e-1f);
+  p = fma(p, f, 1.4249322787e-1f);
+  p = fma(p, f, -1.6668057665e-1f);
+  p = fma(p, f, 2.0000714765e-1f);
+  p = fma(p, f, -2.4999993993e-1f);
+  p = fma(p, f, 3.3333331174e-1f);
+  float y = mul(mul(p, f), z);
+  y = fma(ef, -2.12194440e-4f, y);
+  y = fma(-0.5f, z, y);
+  return fma(ef, 0.693359375f, add(f, y));
 }
 
-/// Natural log of a positive double, same reduction, series to s^23 (error < 1e-17 relative).
-NDCUDA_RNG_INLINE double log(double x) {
-  if (!(x > 0.0)) return x == 0.0 ? -from_bits((u64)0x7ff0000000000000ull) : from_bits((u64)0x7ff8000000000000ull);
-  if (x == from_bits((u64)0x7ff0000000000000ull)) return x;
-  u64 b = bits(x);
-  int e = (int)(b >> 52) - 1023;
-  if ((b >> 52) == 0) {
-    b = bits(mul(x, 4503599627370496.0));  // 2^52
-    e = (int)(b >> 52) - 1023 - 52;
-  }
+/// Natural log of a float, about 1 ulp: log(0) = -inf, NaN below 0; subnormals scaled first.
+NDCUDA_RNG_INLINE float log(float x) {
+  if (!(x > 0.0f)) return x == 0.0f ? -from_bits(0x7f800000u) : from_bits(0x7fc00000u);
+  if (!(x < from_bits(0x7f800000u))) return x;
+  if (x < 1.17549435e-38f) return sub(log_normal_number(mul(x, 8388608.0f)), 15.9423851f);  // 23 ln 2
+  return log_normal_number(x);
+}
+
+/// log of a normal positive double, branch-free: x = m 2^e with m in [sqrt(1/2), sqrt(2)), then
+/// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716, by its series to s^23 (error < 1e-17
+/// relative).
+NDCUDA_RNG_INLINE double log_normal_number(double x) {
+  const u64 b = bits(x);
   const u64 m = b & 0xfffffffffffffull;
-  double f;
-  if (m > 0x6a09e667f3bcdull) {
-    f = from_bits(m | 0x3fe0000000000000ull);
-    e += 1;
-  } else {
-    f = from_bits(m | 0x3ff0000000000000ull);
-  }
+  const bool upper = m > 0x6a09e667f3bcdull;
+  const double ed = (double)((int)(b >> 52) - 1023 + (upper ? 1 : 0));
+  const double f = from_bits(m | (upper ? 0x3fe0000000000000ull : 0x3ff0000000000000ull));
   const double s = div(sub(f, 1.0), add(f, 1.0));
   const double z = mul(s, s);
   double r = 1.0 / 23.0;
@@ -219,9 +210,16 @@ NDCUDA_RNG_INLINE double log(double x) {
   r = fma(z, r, 1.0 / 3.0);
   r = mul(z, r);
   const double two_s = add(s, s);
-  const double ed = (double)e;
   // ln2 = hi + lo, hi with its low 32 bits zero so that e * hi is exact.
   return add(fma(ed, 6.93147180369123816490e-01, fma(two_s, r, mul(ed, 1.90821492927058770002e-10))), two_s);
+}
+
+/// Natural log of a double: log(0) = -inf, NaN below 0, inf for inf; subnormals scaled first.
+NDCUDA_RNG_INLINE double log(double x) {
+  if (!(x > 0.0)) return x == 0.0 ? -from_bits((u64)0x7ff0000000000000ull) : from_bits((u64)0x7ff8000000000000ull);
+  if (!(x < from_bits((u64)0x7ff0000000000000ull))) return x;
+  if (x < 2.2250738585072014e-308) return sub(log_normal_number(mul(x, 4503599627370496.0)), 36.04365338911715);
+  return log_normal_number(x);
 }
 
 /// e^x in double: x = k ln2 + r, |r| <= ln2 / 2, e^r by its Taylor series to r^14, times 2^k.
@@ -301,24 +299,11 @@ template <class T>
 NDCUDA_RNG_INLINE void sincos_quadrant(unsigned k, T r, T* s, T* c) {
   T a, b;
   sincos_quarter(mul(r, (T)1.5707963267948966), &a, &b);
-  switch (k & 3u) {
-    case 0:
-      *s = a;
-      *c = b;
-      break;
-    case 1:
-      *s = b;
-      *c = -a;
-      break;
-    case 2:
-      *s = -a;
-      *c = -b;
-      break;
-    default:
-      *s = -b;
-      *c = a;
-      break;
-  }
+  // Branch-free (selects), so that two calls on the same inputs are one to the compiler.
+  const T sa = (k & 1u) ? b : a;
+  const T ca = (k & 1u) ? a : b;
+  *s = (k & 2u) ? -sa : sa;
+  *c = ((k + 1u) & 2u) ? -ca : ca;
 }
 
 }  // namespace rng
