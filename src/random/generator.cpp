@@ -166,6 +166,13 @@ std::uint64_t entropy_from_os() {
   return (static_cast<std::uint64_t>(device()) << 32) ^ device();
 }
 
+void compile_gather_kernels(compute_capability cc);  // shuffling.cpp
+
+void compile_random_kernels(compute_capability cc) {
+  advance_kernel().compile(cc);
+  compile_gather_kernels(cc);
+}
+
 void check_scalar(bool bad, const char* function, const char* what) {
   if (bad) {
     throw error(std::string(function) + ": " + what + " (NumPy raises ValueError: " + what +

@@ -60,6 +60,14 @@ const raw_kernel& kernel(bool rows, std::size_t unit) {
 
 }  // namespace
 
+void compile_gather_kernels(compute_capability cc) {
+  for (bool rows : {false, true}) {
+    for (std::size_t unit : {1, 2, 4, 8}) {
+      kernel(rows, unit).compile(cc);
+    }
+  }
+}
+
 void gather_rows(const void* in, void* out, const std::int64_t* idx, index_t rows, std::size_t row_bytes,
                  const stream& s) {
   if (rows == 0 || row_bytes == 0) {

@@ -230,3 +230,7 @@ TEST(RandomApi, KeysComeFromSeedSpawnAndJumps) {
   EXPECT_EQ(nd::random::default_rng(42).spawn(3)[2].key(), children[2].key());
   EXPECT_NE(children[0].spawn(1)[0].key(), children[1].spawn(1)[0].key());
 }
+
+TEST(RandomCodegen, GeneratorKernelsCompile) {
+  EXPECT_NO_THROW(rd::compile_random_kernels(sm90));
+}

@@ -36,6 +36,9 @@ struct generator_state;
 /// The device offset after the work queued on `s` (waits for it; refused while `s` captures).
 [[nodiscard]] std::uint64_t read_offset(generator_state& g, const stream& s);
 [[nodiscard]] std::uint64_t entropy_from_os();
+/// Compiles the generator's own kernels (the offset advance, the shuffling gathers) for `cc`
+/// without a device: for CI without a GPU.
+void compile_random_kernels(compute_capability cc);
 
 /// Throws NumPy's ValueError text (as nd::error) when `bad` holds for a scalar parameter.
 void check_scalar(bool bad, const char* function, const char* what);
@@ -208,7 +211,8 @@ class generator {
   }
   /// integers(0, high, size).
   template <class T = std::int64_t, class H>
-  requires weak_scalar<H> [[nodiscard]] auto integers(const H& high, const shape_t& size, stream_arg s = {}) const {
+  requires weak_scalar<H>
+  [[nodiscard]] auto integers(const H& high, const shape_t& size, stream_arg s = {}) const {
     return integers<T>(T(0), high, size, false, s);
   }
   /// NumPy's standard_gamma(shape, size): Marsaglia-Tsang.
