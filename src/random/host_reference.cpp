@@ -143,17 +143,17 @@ double stirling_tail(double k) {
   return rng::stirling_tail(k);
 }
 
-std::uint64_t blocks_for(const char* distribution, bool float64, std::uint64_t n) {
+std::uint64_t blocks_for(const char* distribution, bool wide, std::uint64_t n) {
   const std::string_view d(distribution);
   std::uint64_t blocks = 0;
   if (d == "random" || d == "exponential" || d == "uniform") {
-    blocks = float64 ? rng::shared_blocks<1, 2>(n) : rng::shared_blocks<1, 1>(n);
+    blocks = wide ? rng::shared_blocks<1, 2>(n) : rng::shared_blocks<1, 1>(n);
   } else if (d == "normal" || d == "lognormal") {
-    blocks = float64 ? rng::shared_blocks<2, 4>(n) : rng::shared_blocks<2, 2>(n);
+    blocks = wide ? rng::shared_blocks<2, 4>(n) : rng::shared_blocks<2, 2>(n);
   } else if (d == "random_bits") {
     blocks = rng::shared_blocks<1, 2>(n);
   } else if (d == "integers") {
-    blocks = float64 ? rng::shared_blocks<1, 2>(n) : rng::shared_blocks<1, 1>(n);  // float64: 64-bit dtypes
+    blocks = wide ? rng::shared_blocks<1, 2>(n) : rng::shared_blocks<1, 1>(n);
     blocks = blocks > NDCUDA_RNG_PRIVATE_BLOCKS ? blocks : NDCUDA_RNG_PRIVATE_BLOCKS;
   } else {  // the rejection samplers: their elements' own streams only
     blocks = NDCUDA_RNG_PRIVATE_BLOCKS;

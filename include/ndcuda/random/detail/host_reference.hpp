@@ -58,7 +58,9 @@ template <class T>
 [[nodiscard]] double loggam(double x);
 [[nodiscard]] double stirling_tail(double k);
 
-/// Philox blocks a draw of n elements advances the generator by (what generator::offset() grows).
-[[nodiscard]] std::uint64_t blocks_for(const char* distribution, bool float64, std::uint64_t n);
+/// Philox blocks a draw of n elements advances the generator by (what generator::offset() grows):
+/// `distribution` as the generator method is named ("random", "normal", "integers", "gamma", ...);
+/// `wide`: a float64 draw, or for "integers" a 64-bit dtype.
+[[nodiscard]] std::uint64_t blocks_for(const char* distribution, bool wide, std::uint64_t n);
 
 }  // namespace ndcuda::random::host
