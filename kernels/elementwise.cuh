@@ -35,7 +35,7 @@ __forceinline__ void apply_vector(const Op& op, Out* out, IndexT v, const V&... 
 
 template <class Op, class Out, class IndexT, int NARGS, int... I, class... In>
 __forceinline__ void apply_strided(const Op& op, Out* out, const IndexT (&offset)[NARGS], index_list<I...>,
-                                   const In*... in) {
+                                   const In... in) {
   op(out[offset[0]], in[offset[I + 1]]...);
 }
 
@@ -48,11 +48,12 @@ constexpr int narrow_columns = 32;
 template <class T>
 constexpr unsigned tile_bytes = (tile_edge * (tile_edge + 1) * sizeof(T) + 15) / 16 * 16;
 
-/// An input of the tiled variant: its data and strides, and its tile when it is staged.
-template <class T, class IndexT>
+/// An input of the tiled variant: its accessor (a pointer, or a computed input that the host never
+/// stages) and strides, and its tile when it is staged.
+template <class A, class IndexT>
 struct tiled_input {
-  const T* data;
-  T* tile;  // nullptr: read directly
+  A data;
+  typename element_of<A>::type* tile;  // nullptr: read directly
   IndexT outer;
   IndexT inner;
 };
@@ -60,7 +61,7 @@ struct tiled_input {
 // Input I's tile sits after those of the staged inputs before it (the host sums the same sizes).
 template <int I, class... In>
 __forceinline__ unsigned tile_offset(unsigned staged) {
-  const unsigned bytes[] = {0u, tile_bytes<In>...};  // the leading 0: no zero-size array
+  const unsigned bytes[] = {0u, tile_bytes<typename element_of<In>::type>...};  // the leading 0: no zero-size array
   unsigned offset = 0;
 #pragma unroll
   for (int j = 0; j < I; ++j) offset += (staged >> j & 1u) ? bytes[j + 1] : 0u;
@@ -69,8 +70,8 @@ __forceinline__ unsigned tile_offset(unsigned staged) {
 
 // Loads a staged input's part of the tile at (r0, c0): consecutive threads take consecutive rows,
 // along which a transposed input is dense, so the loads coalesce. Stored as tile[column][row].
-template <class T, class IndexT>
-__forceinline__ void stage(const tiled_input<T, IndexT>& in, IndexT r0, IndexT c0, IndexT rows, IndexT cols) {
+template <class A, class IndexT>
+__forceinline__ void stage(const tiled_input<A, IndexT>& in, IndexT r0, IndexT c0, IndexT rows, IndexT cols) {
   if (in.tile == nullptr) return;
   const IndexT r = r0 + IndexT(threadIdx.x);
 #pragma unroll
@@ -82,8 +83,9 @@ __forceinline__ void stage(const tiled_input<T, IndexT>& in, IndexT r0, IndexT c
   }
 }
 
-template <class T, class IndexT>
-__forceinline__ const T& tiled_element(const tiled_input<T, IndexT>& in, IndexT r, IndexT c, int row, int column) {
+template <class A, class IndexT>
+__forceinline__ typename element_of<A>::type tiled_element(const tiled_input<A, IndexT>& in, IndexT r, IndexT c,
+                                                           int row, int column) {
   return in.tile != nullptr ? in.tile[column * (tile_edge + 1) + row] : in.data[r * in.outer + c * in.inner];
 }
 
@@ -114,17 +116,19 @@ __forceinline__ void tiled_loop(const Op& op, IndexT rows, IndexT cols, Out* out
 
 template <class IndexT, class Op, class Out, int... I, class... In>
 __forceinline__ void tiled(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index, unsigned staged,
-                           Out* out, index_list<I...>, const In*... in) {
+                           Out* out, index_list<I...>, const In... in) {
   extern __shared__ __align__(16) unsigned char tile_memory[];
   tiled_loop(op, index.shape[0], index.shape[1], out, index.strides[0][0], index.strides[0][1],
-             tiled_input<In, IndexT>{
-                 in, (staged >> I & 1u) ? reinterpret_cast<In*>(tile_memory + tile_offset<I, In...>(staged)) : nullptr,
-                 index.strides[I + 1][0], index.strides[I + 1][1]}...);
+             tiled_input<In, IndexT>{in,
+                                     (staged >> I & 1u) ? reinterpret_cast<typename element_of<In>::type*>(
+                                                              tile_memory + tile_offset<I, In...>(staged))
+                                                        : nullptr,
+                                     index.strides[I + 1][0], index.strides[I + 1][1]}...);
 }
 
 template <class IndexT, class Op, class Out, int... I, class... In>
 __forceinline__ void rows_and_columns(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index,
-                                      Out* out, index_list<I...>, const In*... in) {
+                                      Out* out, index_list<I...>, const In... in) {
   constexpr int NARGS = 1 + sizeof...(In);
   if (index.shape[1] < narrow_columns) {
     // Rows narrower than a warp would idle most lanes: one flat loop, one div per element. The
@@ -165,7 +169,7 @@ __forceinline__ aligned_vector<T, VEC> row_vector(const T* p, IndexT inner) {
 
 template <int VEC, class IndexT, class Op, class Out, int... I, class... In>
 __forceinline__ void vector_rows(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index, Out* out,
-                                 index_list<I...>, const In*... in) {
+                                 index_list<I...>, const In... in) {
   constexpr int NARGS = 1 + sizeof...(In);
   const IndexT cols = index.shape[1];
   const IndexT vectors = cols / VEC;
@@ -197,7 +201,7 @@ __forceinline__ void vector_rows(const Op& op, const strided_indexer<2, 1 + size
 /// neighbours per step through aligned vectors: the host picks VEC > 1 only when every pointer is
 /// aligned to VEC elements. A grid-stride loop, so any grid size is correct.
 template <int VEC, class IndexT, class Op, class Out, class... In>
-__forceinline__ void elementwise_contiguous(const Op& op, IndexT n, Out* out, const In*... in) {
+__forceinline__ void elementwise_contiguous(const Op& op, IndexT n, Out* out, const In... in) {
   const IndexT step = IndexT(gridDim.x) * IndexT(blockDim.x);
   IndexT first = IndexT(blockIdx.x) * IndexT(blockDim.x) + IndexT(threadIdx.x);
   if constexpr (VEC > 1) {
@@ -216,7 +220,7 @@ __forceinline__ void elementwise_contiguous(const Op& op, IndexT n, Out* out, co
 /// dimensions that are contiguous across all operands, so NDIM is as small as it can be.
 template <int NDIM, class IndexT, class Op, class Out, class... In>
 __forceinline__ void elementwise_strided(const Op& op, const strided_indexer<NDIM, 1 + sizeof...(In), IndexT>& index,
-                                         Out* out, const In*... in) {
+                                         Out* out, const In... in) {
   const IndexT step = IndexT(gridDim.x) * IndexT(blockDim.x);
   for (IndexT i = IndexT(blockIdx.x) * IndexT(blockDim.x) + IndexT(threadIdx.x); i < index.size; i += step) {
     IndexT offset[1 + sizeof...(In)];
@@ -229,7 +233,7 @@ __forceinline__ void elementwise_strided(const Op& op, const strided_indexer<NDI
 /// grid-stride), so the per-element div/mod of the N-d indexer is gone. Outer broadcasts run here.
 template <class IndexT, class Op, class Out, class... In>
 __forceinline__ void elementwise_2d(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index, Out* out,
-                                    const In*... in) {
+                                    const In... in) {
   detail::rows_and_columns(op, index, out, typename make_index_list<sizeof...(In)>::type(), in...);
 }
 
@@ -240,7 +244,7 @@ __forceinline__ void elementwise_2d(const Op& op, const strided_indexer<2, 1 + s
 /// a whole vector. Blocks, rows, columns and the grid-stride loops are those of elementwise_2d.
 template <int VEC, class IndexT, class Op, class Out, class... In>
 __forceinline__ void elementwise_2d_vector(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index,
-                                           Out* out, const In*... in) {
+                                           Out* out, const In... in) {
   detail::vector_rows<VEC>(op, index, out, typename make_index_list<sizeof...(In)>::type(), in...);
 }
 
@@ -250,7 +254,7 @@ __forceinline__ void elementwise_2d_vector(const Op& op, const strided_indexer<2
 /// tile_edge x tile_block_rows threads and walk the tiles grid-stride along blockIdx.x.
 template <class IndexT, class Op, class Out, class... In>
 __forceinline__ void elementwise_tiled(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index,
-                                       unsigned staged, Out* out, const In*... in) {
+                                       unsigned staged, Out* out, const In... in) {
   detail::tiled(op, index, staged, out, typename make_index_list<sizeof...(In)>::type(), in...);
 }
 

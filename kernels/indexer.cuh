@@ -29,6 +29,21 @@ struct strided_indexer {
   }
 };
 
+namespace detail {
+/// The element type an input accessor yields: T for a `const T*`; a draw's item for a
+/// random.cuh philox_source (a computed input with no memory behind it).
+template <class A>
+struct element_of;
+template <class T>
+struct element_of<const T*> {
+  typedef T type;
+};
+template <class T>
+struct element_of<T*> {
+  typedef T type;
+};
+}  // namespace detail
+
 /// The integer sequence 0..N-1 as a type, to pair a parameter pack of operands with their
 /// offsets (NVRTC kernels include no standard headers, so no std::index_sequence).
 template <int... I>

@@ -95,7 +95,7 @@ namespace detail {
 // The mapped value at one reduced position: map(in0[...], in1[...], ...).
 template <class Map, class IndexT, int NA, int NI, int... I, class... In>
 __forceinline__ auto map_at(const Map& map, const IndexT (&base)[NA], const IndexT (&off)[NI], index_list<I...>,
-                            const In*... in) {
+                            const In... in) {
   return map(in[base[I + 1] + off[I]]...);
 }
 
@@ -120,7 +120,7 @@ __forceinline__ void fold_loaded(const R& r, const Map& map, Acc& acc, IndexT k,
 // Folds the VEC elements at dense position k (a multiple of VEC) of every input's row.
 template <int VEC, class R, class Map, class Acc, class IndexT, int NA, int... I, class... In>
 __forceinline__ void fold_vectors(const R& r, const Map& map, Acc& acc, IndexT k, const IndexT (&base)[NA],
-                                  index_list<I...>, const In*... in) {
+                                  index_list<I...>, const In... in) {
   fold_loaded<VEC>(r, map, acc, k, load_vector<VEC>(in + base[I + 1], k / VEC)...);
 }
 
@@ -133,7 +133,7 @@ template <int BLOCK, int GROUP, int VEC, class Map, class R, int NO, int NA, int
           class... In>
 __forceinline__ void reduce_rows(const Map& map, const R& r, const strided_indexer<NO, NA, IndexT>& outer,
                                  const strided_indexer<NR, NI, IndexT>& inner, IndexT chunk, Out* out, void* partials,
-                                 const In*... in) {
+                                 const In... in) {
   typedef decltype(r.identity()) Acc;
   typedef typename make_index_list<sizeof...(In)>::type inputs;
   constexpr int groups = BLOCK / GROUP;
@@ -179,7 +179,7 @@ __forceinline__ void reduce_rows(const Map& map, const R& r, const strided_index
 template <class Map, class R, int NO, int NA, int NR, int NI, class IndexT, class Out, class... In>
 __forceinline__ void reduce_columns(const Map& map, const R& r, const strided_indexer<NO, NA, IndexT>& outer,
                                     const strided_indexer<NR, NI, IndexT>& inner, IndexT chunk, Out* out,
-                                    void* partials, const In*... in) {
+                                    void* partials, const In... in) {
   typedef decltype(r.identity()) Acc;
   typedef typename make_index_list<sizeof...(In)>::type inputs;
   const IndexT begin = IndexT(blockIdx.y) * chunk;

@@ -40,4 +40,5 @@
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/scans.hpp>
 #include <ndcuda/ops/sorting.hpp>
+#include <ndcuda/random.hpp>
 #include <ndcuda/version.hpp>

@@ -94,6 +94,26 @@ std::pair<dim3, dim3> geometry_tiled(const loaded_kernel& k, index_t rows, index
           dim3(static_cast<unsigned>(tile_edge), static_cast<unsigned>(tile_block_rows))};
 }
 
+// A computed input is read where it is: staging it through a tile would only copy values that
+// are as cheap to compute again. Drops such inputs from the tiled plan (the 2-d grid when none
+// is left), keeping the other inputs' tiles packed as the kernel lays them out.
+void unstage_sources(elementwise_plan& plan, const elementwise_state& state) {
+  if (!plan.tiled()) {
+    return;
+  }
+  for (std::size_t i = 0; i < state.signature.in.size(); ++i) {
+    if (state.signature.is_source(i)) {
+      plan.staged &= ~(std::uint32_t{1} << i);
+    }
+  }
+  plan.shared_bytes = 0;
+  for (std::size_t i = 0; i < state.signature.in.size(); ++i) {
+    if ((plan.staged >> i & 1u) != 0) {
+      plan.shared_bytes += tile_bytes(state.itemsizes[i + 1]);
+    }
+  }
+}
+
 }  // namespace
 
 elementwise_state::elementwise_state(std::string body_text, std::string kernel_name, elementwise_signature sig,
@@ -137,9 +157,11 @@ const kernel_state& elementwise_state::variant(const elementwise_plan& plan) con
 }
 
 std::shared_ptr<elementwise_state> make_elementwise_state(std::string body, std::string name, dtype out,
-                                                          std::vector<dtype> in, std::vector<dtype> scalars) {
-  return std::make_shared<elementwise_state>(std::move(body), std::move(name),
-                                             elementwise_signature{out, std::move(in), std::move(scalars)});
+                                                          std::vector<dtype> in, std::vector<dtype> scalars,
+                                                          std::vector<std::string> sources) {
+  return std::make_shared<elementwise_state>(
+      std::move(body), std::move(name),
+      elementwise_signature{out, std::move(in), std::move(scalars), std::move(sources)});
 }
 
 void launch_elementwise(const elementwise_state& state, index_t n, void* out, const void* const* in, const stream& s,
@@ -158,7 +180,8 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
   addresses[0] = reinterpret_cast<std::uintptr_t>(out);
   for (std::size_t i = 0; i < inputs; ++i) {
     pointers[i + 1] = in[i];
-    addresses[i + 1] = reinterpret_cast<std::uintptr_t>(in[i]);
+    // A computed input has no memory to align: `in[i]` is its parameter block on the host.
+    addresses[i + 1] = state.signature.is_source(i) ? 0 : reinterpret_cast<std::uintptr_t>(in[i]);
   }
   const elementwise_plan plan = plan_contiguous(n, {addresses.data(), inputs + 1}, state.itemsizes);
   const kernel_state& variant = state.variant(plan);
@@ -167,8 +190,9 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
   std::array<void*, elementwise_max_inputs + elementwise_max_scalars + 2> args{};
   std::array<std::size_t, elementwise_max_inputs + elementwise_max_scalars + 2> sizes{};
   for (std::size_t i = 0; i <= inputs; ++i) {
-    args[i] = const_cast<void**>(&pointers[i]);
-    sizes[i] = sizeof(void*);
+    const bool source = i > 0 && state.signature.is_source(i - 1);
+    args[i] = source ? const_cast<void*>(pointers[i]) : const_cast<void**>(&pointers[i]);
+    sizes[i] = source ? source_param_bytes : sizeof(void*);
   }
   std::size_t count = inputs + 1;
   for (std::size_t i = 0; i < state.signature.scalars.size(); ++i, ++count) {
@@ -213,11 +237,12 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
   }
   std::vector<std::uintptr_t> addresses;
   addresses.push_back(reinterpret_cast<std::uintptr_t>(out.data));
-  for (const operand& o : in) {
-    addresses.push_back(reinterpret_cast<std::uintptr_t>(o.data));
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    addresses.push_back(state.signature.is_source(i) ? 0 : reinterpret_cast<std::uintptr_t>(in[i].data));
   }
 
-  const elementwise_plan plan = plan_strided(shape, strides, addresses, state.itemsizes);
+  elementwise_plan plan = plan_strided(shape, strides, addresses, state.itemsizes);
+  unstage_sources(plan, state);
   if (plan.contiguous) {
     std::vector<const void*> pointers;
     for (const operand& o : in) {
@@ -248,9 +273,10 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
   }
   std::vector<void*> args;
   std::vector<std::size_t> sizes;
-  for (const void*& p : pointers) {
-    args.push_back(const_cast<void**>(&p));
-    sizes.push_back(sizeof(void*));
+  for (std::size_t i = 0; i < pointers.size(); ++i) {
+    const bool source = i > 0 && state.signature.is_source(i - 1);
+    args.push_back(source ? const_cast<void*>(pointers[i]) : const_cast<void**>(&pointers[i]));
+    sizes.push_back(source ? source_param_bytes : sizeof(void*));
   }
   for (std::size_t i = 0; i < state.signature.scalars.size(); ++i) {
     args.push_back(const_cast<void*>(scalars[i]));

@@ -49,9 +49,12 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
                                const elementwise_plan& plan) {
   const std::string out_type(cuda_type_name(signature.out));
   std::vector<std::string> in_types;
-  for (dtype t : signature.in) {
-    in_types.emplace_back(cuda_type_name(t));
+  for (std::size_t i = 0; i < signature.in.size(); ++i) {
+    in_types.emplace_back(signature.is_source(i) ? signature.sources[i] + "::value_type"
+                                                 : std::string(cuda_type_name(signature.in[i])));
   }
+  const bool any_source =
+      std::any_of(signature.sources.begin(), signature.sources.end(), [](const std::string& t) { return !t.empty(); });
   // A half type can also appear inside the body alone (expr.astype<__half>() in a float tree).
   const auto uses = [&](dtype t) {
     return signature.out == t || std::find(signature.in.begin(), signature.in.end(), t) != signature.in.end() ||
@@ -79,6 +82,9 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
   }
   if (uses(dtype::bfloat16)) {
     emit("#include <cuda_bf16.h>");
+  }
+  if (any_source) {
+    emit("#include \"ndcuda/random.cuh\"");  // before the templates whose loads it overloads
   }
   emit("#include \"ndcuda/elementwise.cuh\"");
   emit("");
@@ -108,7 +114,8 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
   std::string kernel_params = out_type + "* out";
   std::string call_args;
   for (std::size_t i = 0; i < in_types.size(); ++i) {
-    kernel_params += ", const " + in_types[i] + "* in" + std::to_string(i);
+    kernel_params += signature.is_source(i) ? ", " + signature.sources[i] + " in" + std::to_string(i)
+                                            : ", const " + in_types[i] + "* in" + std::to_string(i);
     call_args += ", in" + std::to_string(i);
   }
   // Scalars by value after the pointers; the body object carries them into the loop.

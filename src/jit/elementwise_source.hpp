@@ -21,7 +21,16 @@ struct elementwise_signature {
   /// Values passed per launch as kernel parameters (s0, s1, ... in the body), so that a new value
   /// reuses the compiled kernel: they are never spelled into the source.
   std::vector<dtype> scalars = {};
+  /// Per input, empty for an array, or the CUDA type of a computed input (a random draw,
+  /// kernels/random.cuh's philox_source<E, W>): passed by value, indexed like an array, its
+  /// elements of type `<source>::value_type` computed from their flat index. Empty: all arrays.
+  std::vector<std::string> sources = {};
+
+  [[nodiscard]] bool is_source(std::size_t input) const { return input < sources.size() && !sources[input].empty(); }
 };
+
+/// Bytes of a computed input's kernel parameter (key, offset pointer, shift: random_source_param).
+inline constexpr std::size_t source_param_bytes = 24;
 
 /// "scaled_sum__c4_i32" (contiguous, 4 per vector, 32-bit), "scaled_sum__s3_i64" (strided 3-d) or
 /// "scaled_sum__t2_i32" (2-d tiled).

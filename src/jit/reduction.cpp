@@ -174,6 +174,7 @@ std::shared_ptr<reduction_state> make_reduction_state(const std::string& map_sta
   state->signature.map_statement = map_statement;
   for (const leaf_ref& l : inputs) {
     state->signature.in.push_back(l.type);
+    state->signature.sources.emplace_back(l.source != nullptr ? l.source : "");
   }
   state->signature.scalars.assign(scalars.begin(), scalars.end());
   state->signature.name = std::string("nd_") + reduce_name(spec.kind);
@@ -230,7 +231,8 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
     in_strides.push_back(in.layout->shape == call.shape
                              ? in.layout->strides
                              : broadcast_strides(in.layout->shape, in.layout->strides, call.shape));
-    addresses.push_back(reinterpret_cast<std::uintptr_t>(in.data));
+    // A computed input has no memory to align: its data is its parameter block on the host.
+    addresses.push_back(in.source != nullptr ? 0 : reinterpret_cast<std::uintptr_t>(in.data));
   }
   retain_for_capture(s, std::span<const leaf_ref>(&out, 1));  // a graph being captured keeps them alive
   retain_for_capture(s, inputs);
@@ -261,9 +263,10 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
   }
   std::vector<void*> args;
   std::vector<std::size_t> sizes;
-  for (const void*& ptr : pointers) {
-    args.push_back(const_cast<void**>(&ptr));
-    sizes.push_back(sizeof(void*));
+  for (std::size_t i = 0; i < pointers.size(); ++i) {
+    const bool source = i >= 2 && inputs[i - 2].source != nullptr;
+    args.push_back(source ? const_cast<void*>(pointers[i]) : const_cast<void**>(&pointers[i]));
+    sizes.push_back(source ? source_param_size : sizeof(void*));
   }
   for (std::size_t i = 0; i < state.signature.scalars.size(); ++i) {
     args.push_back(const_cast<void*>(scalars[i]));

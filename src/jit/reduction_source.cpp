@@ -32,6 +32,12 @@ std::string header(const reduction_signature& sig) {
   if (uses(dtype::bfloat16)) {
     s += "#include <cuda_bf16.h>\n";
   }
+  for (const std::string& source : sig.sources) {
+    if (!source.empty()) {  // before the templates whose loads it overloads
+      s += "#include \"ndcuda/random.cuh\"\n";
+      break;
+    }
+  }
   s += "#include \"ndcuda/reduction.cuh\"\n#include \"ndcuda/reducers.cuh\"\n\n";
   s += "typedef " + reducer_type(sig.spec) + " ndcuda_reducer;\n";
   return s;
@@ -115,7 +121,8 @@ std::string reduction_source(const reduction_signature& sig, const reduction_pla
   const std::string value = type(sig.spec.value);
   s += "  __forceinline__ " + value + " operator()(";
   for (std::size_t i = 0; i < sig.in.size(); ++i) {
-    s += (i == 0 ? "const " : ", const ") + type(sig.in[i]) + "& in" + std::to_string(i);
+    s += (i == 0 ? "const " : ", const ") + (sig.is_source(i) ? sig.sources[i] + "::value_type" : type(sig.in[i])) +
+         "& in" + std::to_string(i);
   }
   s += ") const {\n    " + value + " out;\n    " + sig.map_statement + ";\n    return out;\n  }\n};\n\n";
 
@@ -123,7 +130,8 @@ std::string reduction_source(const reduction_signature& sig, const reduction_pla
   std::string args;
   std::string map_init = "ndcuda_map{";
   for (std::size_t i = 0; i < sig.in.size(); ++i) {
-    params += ", const " + type(sig.in[i]) + "* in" + std::to_string(i);
+    params += sig.is_source(i) ? ", " + sig.sources[i] + " in" + std::to_string(i)
+                               : ", const " + type(sig.in[i]) + "* in" + std::to_string(i);
     args += ", in" + std::to_string(i);
   }
   for (std::size_t i = 0; i < sig.scalars.size(); ++i) {

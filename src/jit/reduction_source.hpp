@@ -18,6 +18,10 @@ struct reduction_signature {
   std::vector<dtype> in;
   std::vector<dtype> scalars;
   std::string name;  ///< a C identifier: "nd_sum"
+  /// Per input: empty for an array, else a computed input's CUDA type (elementwise_signature::sources).
+  std::vector<std::string> sources = {};
+
+  [[nodiscard]] bool is_source(std::size_t input) const { return input < sources.size() && !sources[input].empty(); }
 };
 
 /// The reducer struct spelled for CUDA, e.g. "ndcuda::sum_reducer<float, float, float>".

@@ -22,6 +22,10 @@ std::string converted(dtype to, const node_code& c) {
 
 }  // namespace
 
+std::string converted_code(dtype to, const node_code& c) {
+  return converted(to, c);
+}
+
 node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args) {
   const dtype in = compute_type(input);
   const dtype out = compute_type(result);
@@ -71,12 +75,14 @@ std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std:
                                                                       dtype out, std::span<const leaf_ref> inputs,
                                                                       std::span<const dtype> scalars) {
   std::vector<dtype> in;
+  std::vector<std::string> sources;
   in.reserve(inputs.size());
   for (const leaf_ref& l : inputs) {
     in.push_back(l.type);
+    sources.emplace_back(l.source != nullptr ? l.source : "");
   }
   return jit::detail::make_elementwise_state(body, std::string("nd_") + name, out, std::move(in),
-                                             std::vector<dtype>(scalars.begin(), scalars.end()));
+                                             std::vector<dtype>(scalars.begin(), scalars.end()), std::move(sources));
 }
 
 namespace {
@@ -154,9 +160,10 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
     if (!(*in.s == s)) {
       order_after(s, *in.s);
     }
-    overlap = overlap || needs_temporary(reinterpret_cast<std::uintptr_t>(out.data), itemsize(out.type), shape,
-                                         out.layout->strides, reinterpret_cast<std::uintptr_t>(in.data),
-                                         itemsize(in.type), in.layout->shape, in.layout->strides);
+    overlap = overlap || (in.source == nullptr &&
+                          needs_temporary(reinterpret_cast<std::uintptr_t>(out.data), itemsize(out.type), shape,
+                                          out.layout->strides, reinterpret_cast<std::uintptr_t>(in.data),
+                                          itemsize(in.type), in.layout->shape, in.layout->strides));
   }
   if (shape_size(shape) == 0) {
     return;

@@ -207,7 +207,7 @@ TEST(Products, MultiDotAndMatrixPower) {
   const auto p5 = nd::linalg::matrix_power(m, 5);
   nd::ndarray<double> r = m.copy();
   for (int i = 1; i < 5; ++i) {
-    r.rebind(nd::ndarray<double>(nd::matmul(r, m)));
+    r = nd::ndarray<double>(nd::matmul(r, m));
   }
   const auto hp = p5.to_host(), hr = r.to_host();
   for (std::size_t i = 0; i < hp.size(); ++i) {

@@ -240,7 +240,7 @@ ndarray<E> roll_axes(const ndarray<E>& x, const std::vector<int>& axes, bool inv
     dst[static_cast<std::size_t>(ax)] = index_item(slice(0, shift));
     src[static_cast<std::size_t>(ax)] = index_item(slice(n - shift, n));
     out.index(dst) = cur.index(src);
-    cur.rebind(out);
+    cur = out;
   }
   return cur.data() == x.data() ? x.copy() : cur;
 }

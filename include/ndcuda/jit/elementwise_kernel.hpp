@@ -40,9 +40,12 @@ struct operand {
 
 /// `scalars` are the dtypes of the body's s0, s1, ...: kernel parameters whose values each launch
 /// passes (`scalars` there points at one host value of each dtype), so values never reach the source.
+/// `sources`: per input, empty for an array, else the CUDA type of a computed input (a random draw)
+/// whose launch-time "data" is its host parameter block (see src/jit/elementwise_source.hpp).
 [[nodiscard]] std::shared_ptr<elementwise_state> make_elementwise_state(std::string body, std::string name, dtype out,
                                                                         std::vector<dtype> in,
-                                                                        std::vector<dtype> scalars = {});
+                                                                        std::vector<dtype> scalars = {},
+                                                                        std::vector<std::string> sources = {});
 void launch_elementwise(const elementwise_state& state, index_t n, void* out, const void* const* in, const stream& s,
                         const void* const* scalars = nullptr);
 void launch_elementwise(const elementwise_state& state, const operand& out, std::span<const operand> in,

@@ -243,10 +243,10 @@ template <array_element E>
   const bool first_vector = m.front().ndim() == 1;
   const bool last_vector = m.back().ndim() == 1;
   if (first_vector) {
-    m.front().rebind(m.front().reshape({1, -1}));
+    m.front() = m.front().reshape({1, -1});
   }
   if (last_vector) {
-    m.back().rebind(m.back().reshape({-1, 1}));
+    m.back() = m.back().reshape({-1, 1});
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (m[i].ndim() != 2) {
@@ -321,7 +321,7 @@ template <array_operand X>
           "matrix_power: negative powers need a float or complex matrix (integer matrices are not "
           "invertible in general); convert with astype<double>() first");
     } else {
-      base.rebind(ndarray<E>(inv(a)));
+      base = ndarray<E>(inv(a));
       n = -n;
     }
   }
@@ -338,7 +338,7 @@ template <array_operand X>
     if (n == 0) {
       break;
     }
-    base.rebind(ndarray<E>(matmul(base, base)));
+    base = ndarray<E>(matmul(base, base));
   }
   return result->copy();
 }

@@ -87,7 +87,7 @@ template <array_operand X>
   auto r = detail::svd(detail::erase(detail::to_array(a)), dtype_of<T>, full_matrices, true);
   ndarray<T> vh = detail::restore<T>(std::move(r.vh));
   if constexpr (is_complex(dtype_of<T>)) {
-    vh.rebind(eval(conj(vh)));
+    vh = eval(conj(vh));
   }
   return std::make_tuple(detail::restore<T>(std::move(r.u)), detail::restore<R>(std::move(r.s)), vh);
 }
@@ -207,17 +207,17 @@ template <array_operand X, array_operand Y>
   }
   auto [u, s, vh] = svd(a, false);
   lstsq_result<T> out{pinv(a, rcond), empty<R>({0}, a.stream()), 0, s};
-  out.x.rebind(ndarray<T>(matmul(out.x, b)));
+  out.x = ndarray<T>(matmul(out.x, b));
   out.rank = matrix_rank(a, s.size() > 0 ? static_cast<double>(max(s).item()) * rcond : 0.0).item();
   if (out.rank == n && m > n) {
     const ndarray<T> r = matmul(a, out.x) - b;
     if constexpr (is_complex(dtype_of<T>)) {
-      out.residuals.rebind(ndarray<R>(sum(real(r * conj(r)), axes{0})));
+      out.residuals = ndarray<R>(sum(real(r * conj(r)), axes{0}));
     } else {
-      out.residuals.rebind(ndarray<R>(sum(r * r, axes{0})));
+      out.residuals = ndarray<R>(sum(r * r, axes{0}));
     }
     if (b.ndim() == 1) {
-      out.residuals.rebind(out.residuals.reshape({1}));
+      out.residuals = out.residuals.reshape({1});
     }
   }
   return out;

@@ -23,6 +23,9 @@ struct node_code {
 /// compute_type(result).
 [[nodiscard]] node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args);
 
+/// `c`'s text converted to dtype `to` (unchanged when it already has that type).
+[[nodiscard]] std::string converted_code(dtype to, const node_code& c);
+
 /// The statement storing `root` into an output of dtype `out`.
 [[nodiscard]] std::string store_statement(dtype out, const node_code& root);
 
@@ -35,7 +38,14 @@ struct leaf_ref {
   const stream* s;
   int device;
   const std::shared_ptr<const void>* owner = nullptr;
+  /// Set for a computed input (a random draw, random/): the CUDA type of its kernel parameter;
+  /// `data` then points at that parameter's bytes on the host, `layout` is C-contiguous over the
+  /// draw's shape (so the engine's offsets are the flat indices) and `type` the drawn dtype.
+  const char* source = nullptr;
 };
+
+/// Bytes of a computed input's parameter block (leaf_ref::source): as jit's source_param_bytes.
+inline constexpr std::size_t source_param_size = 24;
 
 /// Makes the graph being captured on `s` (if any, opened by nd::capture) hold the buffers of
 /// `leaves`: the one call every launch path over leaf_refs makes (elementwise, reductions).

@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <ndcuda/array/creation.hpp>
@@ -13,6 +14,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ndcuda {
@@ -66,12 +68,21 @@ template <class Op, class... A>
 struct emitter<expr<Op, A...>> {
   static node_code emit(emit_context& c) {
     const std::array<node_code, sizeof...(A)> codes{emitter<A>::emit(c)...};  // left to right
-    return emit_operation(Op::spell, Op::input(A::type...), Op::result(A::type...), codes);
+    if constexpr (requires { Op::spells_itself; }) {  // e.g. random draws (random/): their own text
+      return Op::emit(codes);
+    } else {
+      return emit_operation(Op::spell, Op::input(A::type...), Op::result(A::type...), codes);
+    }
   }
 };
 
 /// Two leaves that read the same elements in the same way are one kernel input.
 inline bool same_input(const leaf_ref& a, const leaf_ref& b) {
+  if (a.source != nullptr || b.source != nullptr) {  // copies of one draw: equal parameter bytes
+    return a.source != nullptr && b.source != nullptr && std::string_view(a.source) == b.source &&
+           std::memcmp(a.data, b.data, source_param_size) == 0 && a.type == b.type &&
+           a.layout->shape == b.layout->shape;
+  }
   return a.data == b.data && a.type == b.type && a.layout->shape == b.layout->shape &&
          a.layout->strides == b.layout->strides;
 }

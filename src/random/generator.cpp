@@ -1,0 +1,183 @@
+// Generator state: the key (SplitMix64 over seed, spawn key and jumps) and the device cell holding
+// the Philox offset, which a one-thread kernel reads into each draw's own cell and advances, so
+// that graph replays draw fresh numbers and no two draws share a counter.
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <ndcuda/array/storage.hpp>
+#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/device.hpp>
+#include <ndcuda/jit/raw_kernel.hpp>
+#include <ndcuda/random/generator.hpp>
+#include <optional>
+#include <random>
+
+namespace ndcuda::random::detail {
+
+struct generator_state {
+  std::mutex mutex;
+  std::uint64_t entropy = 0;
+  std::vector<std::uint64_t> spawn_key;
+  std::uint64_t jumps = 0;
+  std::uint64_t children = 0;
+  std::array<std::uint32_t, 2> key{};
+  // The offset cell, on the device of the first draw.
+  std::shared_ptr<const void> cell_owner;
+  std::uint64_t* cell = nullptr;
+  int device = -1;
+  std::optional<stream> last;  // the stream of the previous reservation, to order the next after it
+};
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Each word of (seed, spawn key..., jumps) goes through its own SplitMix64 before mixing in, so
+// that related seeds and sibling spawn keys give unrelated keys.
+std::array<std::uint32_t, 2> derive_key(std::uint64_t entropy, const std::vector<std::uint64_t>& spawn_key,
+                                        std::uint64_t jumps) {
+  std::uint64_t h = splitmix64(entropy ^ 0x6E64637564612D31ull);  // "ndcuda-1"
+  for (std::uint64_t word : spawn_key) {
+    h = splitmix64(h ^ splitmix64(word + 0x632BE59BD9B4E019ull));
+  }
+  if (jumps != 0) {
+    h = splitmix64(h ^ splitmix64(jumps ^ 0x4A554D5053000000ull));  // "JUMPS"
+  }
+  return {static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(h >> 32)};
+}
+
+// Reads the generator's offset into the draw's cell and advances it: one thread, so replays of a
+// captured graph run it again and each replay gets the next blocks.
+const raw_kernel& advance_kernel() {
+  static const raw_kernel k(R"(
+extern "C" __global__ void nd_random_advance(unsigned long long* offset, unsigned long long* draw,
+                                             unsigned long long blocks) {
+  const unsigned long long o = *offset;
+  *draw = o;
+  *offset = o + blocks;
+})",
+                            "nd_random_advance");
+  return k;
+}
+
+void ensure_cell(generator_state& g, const stream& s) {
+  if (g.cell != nullptr) {
+    if (g.device != s.device()) {
+      throw device_error("a random generator whose state lives on device " + std::to_string(g.device) +
+                         " was asked to draw on device " + std::to_string(s.device()) +
+                         "; use one generator per device (spawn() gives independent ones)");
+    }
+    return;
+  }
+  if (ndcuda::detail::capture_id(s) != 0) {
+    throw capture_error(
+        "a random generator drew for the first time while its stream was capturing a graph; its offset lives in "
+        "device memory that must exist before capture: draw once from it (any size) before nd::capture");
+  }
+  void* p = nullptr;
+  g.cell_owner = ndcuda::detail::allocate_buffer(sizeof(std::uint64_t), s, &p);
+  const device_guard guard(s.device());
+  NDCUDA_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(std::uint64_t), s.handle()));
+  g.cell = static_cast<std::uint64_t*>(p);
+  g.device = s.device();
+}
+
+}  // namespace
+
+std::shared_ptr<generator_state> make_state(std::uint64_t entropy, std::vector<std::uint64_t> spawn_key,
+                                            std::uint64_t jumps) {
+  auto g = std::make_shared<generator_state>();
+  g->entropy = entropy;
+  g->spawn_key = std::move(spawn_key);
+  g->jumps = jumps;
+  g->key = derive_key(entropy, g->spawn_key, jumps);
+  return g;
+}
+
+reservation reserve(generator_state& g, std::uint64_t blocks, const stream& s) {
+  std::lock_guard lock(g.mutex);
+  ensure_cell(g, s);
+  if (g.last && !(*g.last == s)) {
+    try {
+      ndcuda::detail::order_after(s, *g.last);
+    } catch (const capture_error&) {
+      // Across a capture's boundary no dependency can be recorded: the earlier reservations
+      // must then have run before this one is queued.
+      g.last->synchronize();
+    }
+  }
+  void* p = nullptr;
+  auto owner = ndcuda::detail::allocate_buffer(sizeof(std::uint64_t), s, &p);
+  (void)ndcuda::detail::retain_for_capture(s, g.cell_owner);  // a graph keeps the offset cell it advances
+  const launch_config one{dim3(1), dim3(1), 0};
+  advance_kernel().launch(one, s, static_cast<unsigned long long*>(static_cast<void*>(g.cell)),
+                          static_cast<unsigned long long*>(p), static_cast<unsigned long long>(blocks));
+  reservation r{source_param{{g.key[0], g.key[1]}, static_cast<const std::uint64_t*>(p), 0}, std::move(owner), s,
+                s.device()};
+  g.last = s;
+  return r;
+}
+
+std::array<std::uint32_t, 2> key_of(const generator_state& g) {
+  return g.key;
+}
+
+std::vector<std::shared_ptr<generator_state>> spawn(generator_state& g, std::size_t n) {
+  std::lock_guard lock(g.mutex);
+  std::vector<std::shared_ptr<generator_state>> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::uint64_t> key = g.spawn_key;
+    key.push_back(g.children++);
+    out.push_back(make_state(g.entropy, std::move(key), g.jumps));
+  }
+  return out;
+}
+
+std::shared_ptr<generator_state> jumped(const generator_state& g, std::uint64_t jumps) {
+  return make_state(g.entropy, g.spawn_key, g.jumps + jumps);
+}
+
+std::uint64_t read_offset(generator_state& g, const stream& s) {
+  std::uint64_t value = 0;
+  {
+    std::lock_guard lock(g.mutex);
+    if (g.cell == nullptr) {
+      return 0;
+    }
+    ndcuda::detail::refuse_host_wait(s, "generator::offset");
+    if (g.last && !(*g.last == s)) {
+      g.last->synchronize();
+    }
+    device_guard guard(g.device);
+    NDCUDA_CUDA_CHECK(cudaMemcpyAsync(&value, g.cell, sizeof value, cudaMemcpyDeviceToHost, s.handle()));
+  }
+  s.synchronize();
+  return value;
+}
+
+std::uint64_t entropy_from_os() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+void compile_gather_kernels(compute_capability cc);  // shuffling.cpp
+
+void compile_random_kernels(compute_capability cc) {
+  advance_kernel().compile(cc);
+  compile_gather_kernels(cc);
+}
+
+void check_scalar(bool bad, const char* function, const char* what) {
+  if (bad) {
+    throw error(std::string(function) + ": " + what + " (NumPy raises ValueError: " + what +
+                "); pass a valid parameter");
+  }
+}
+
+}  // namespace ndcuda::random::detail
