@@ -329,7 +329,7 @@ template <array_operand X>
   while (true) {
     if ((n & 1) != 0) {
       if (result) {
-        result->rebind(ndarray<E>(matmul(*result, base)));
+        *result = ndarray<E>(matmul(*result, base));
       } else {
         result.emplace(base);
       }
