@@ -1,4 +1,5 @@
-// The disk cache's file handling. POSIX calls rather than iostreams: the error codes decide
+// The disk cache: configuration, load, store, eviction and clearing. POSIX calls (through
+// disk_cache_files.hpp) rather than iostreams: the error codes decide
 // between "this entry is bad" (a miss) and "this folder cannot be written" (memory-only).
 #include "jit/disk_cache.hpp"
 
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "jit/cache_entry.hpp"
+#include "jit/disk_cache_files.hpp"
 #include "jit/warnings.hpp"
 
 namespace ndcuda::jit::detail {
@@ -36,141 +38,6 @@ std::string env(const char* name) {
 bool is_off(std::string value) {
   std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
   return value == "0" || value == "off" || value == "false" || value == "no";
-}
-
-// Closes a descriptor on every path out.
-struct fd_guard {
-  int fd = -1;
-  explicit fd_guard(int f) : fd(f) {}
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-  ~fd_guard() {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-  }
-  int release() {
-    int f = fd;
-    fd = -1;
-    return f;
-  }
-};
-
-// Reads exactly `size` bytes: false when the file ends early, grows past `size`, or read fails
-// (errno is 0 for the first two). Entries are renamed into place whole and never change after.
-bool read_exactly(int fd, std::string& out, std::size_t size) {
-  out.resize(size);
-  std::size_t done = 0;
-  while (true) {
-    char probe = 0;
-    const bool probing = done == size;  // one more byte must find the end of the file
-    const ssize_t n = probing ? ::read(fd, &probe, 1) : ::read(fd, out.data() + done, size - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      return false;
-    }
-    if (n == 0) {
-      errno = 0;
-      return done == size;
-    }
-    if (probing) {
-      errno = 0;
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-int write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      return errno;
-    }
-    if (n == 0) {
-      return EIO;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return 0;
-}
-
-bool is_hex_digit(char c) noexcept {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-}
-
-// mkdir -p whose new folders are 0700 whatever the umask: the cache holds kernel sources and
-// binaries that are nobody else's business. Folders that already exist are left as they are
-// (folder_trusted judges the cache folder itself). 0 or an errno.
-int create_private_folders(const fs::path& dir) {
-  fs::path partial;
-  for (const fs::path& part : dir) {
-    partial /= part;
-    if (::mkdir(partial.c_str(), 0700) == 0) {
-      (void)::chmod(partial.c_str(), 0700);  // mkdir's mode went through the umask
-    } else if (errno != EEXIST) {
-      return errno;
-    }
-  }
-  struct stat info {};
-  if (::stat(dir.c_str(), &info) != 0) {
-    return errno;
-  }
-  return S_ISDIR(info.st_mode) ? 0 : ENOTDIR;
-}
-
-std::string octal_mode(mode_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
-}
-
-// Why a folder must not be trusted, or empty when it may be.
-std::string folder_problem(const struct stat& info) {
-  if (info.st_uid != ::geteuid()) {
-    return "it belongs to user id " + std::to_string(info.st_uid) + ", not to this process's user (id " +
-           std::to_string(::geteuid()) + ")";
-  }
-  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    const bool group = (info.st_mode & S_IWGRP) != 0;
-    const bool others = (info.st_mode & S_IWOTH) != 0;
-    return std::string("it is writable by ") +
-           (group && others ? "its group and by other users"
-            : group         ? "its group"
-                            : "other users") +
-           " (mode " + octal_mode(info.st_mode) + ")";
-  }
-  return {};
-}
-
-// One stat of a directory entry, without following a symbolic link: what clear() and the sweep
-// need to know that a file is ndcuda's own.
-struct owned_file {
-  bool ours = false;
-  std::uint64_t size = 0;
-  struct timespec modified {};
-};
-
-owned_file inspect(const fs::path& p, bool (*name_matches)(std::string_view) noexcept) {
-  owned_file f;
-  const std::string name = p.filename().string();
-  struct stat info {};
-  if (!name_matches(name) || ::lstat(p.c_str(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid()) {
-    return f;
-  }
-  f.ours = true;
-  f.size = static_cast<std::uint64_t>(info.st_size);
-  f.modified = info.st_mtim;
-  return f;
-}
-
-bool older(const struct timespec& a, const struct timespec& b) noexcept {
-  return a.tv_sec != b.tv_sec ? a.tv_sec < b.tv_sec : a.tv_nsec < b.tv_nsec;
 }
 
 }  // namespace
