@@ -26,7 +26,9 @@ std::vector<std::byte> file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::byte> out(chars.size());
-  std::memcpy(out.data(), chars.data(), chars.size());
+  if (!chars.empty()) {  // memcpy from an empty vector's null data() is undefined (UBSan says so)
+    std::memcpy(out.data(), chars.data(), chars.size());
+  }
   return out;
 }
 
