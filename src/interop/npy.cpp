@@ -1,4 +1,8 @@
 // .npy files on the host: reading, writing and the Fortran-order transpose (the header is npy_header.cpp).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -6,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <ndcuda/interop/npy.hpp>
+#include <new>
 #include <system_error>
 
 #include "interop/npy_detail.hpp"
@@ -37,6 +42,58 @@ void byte_swap(std::vector<std::byte>& data, std::size_t unit) {
 
 std::string system_message() {
   return std::error_code(errno, std::generic_category()).message();
+}
+
+// Closes a descriptor on every path out.
+struct fd_guard {
+  int fd;
+  explicit fd_guard(int f) noexcept : fd(f) {}
+  fd_guard(const fd_guard&) = delete;
+  fd_guard& operator=(const fd_guard&) = delete;
+  ~fd_guard() {
+    if (fd >= 0) {
+      ::close(fd);
+    }
+  }
+};
+
+constexpr std::size_t read_failed = static_cast<std::size_t>(-1);
+
+// Reads until `n` bytes or the end of the file; read_failed (errno set) on an error.
+std::size_t read_up_to(int fd, void* into, std::size_t n) {
+  std::size_t done = 0;
+  while (done < n) {
+    // At most 1 GiB a call: Linux reads at most 0x7ffff000 bytes at once anyway.
+    const std::size_t chunk = std::min<std::size_t>(n - done, std::size_t{1} << 30);
+    const ssize_t got = ::read(fd, static_cast<char*>(into) + done, chunk);
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got < 0) {
+      return read_failed;
+    }
+    if (got == 0) {
+      break;
+    }
+    done += static_cast<std::size_t>(got);
+  }
+  return done;
+}
+
+std::string file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) {
+    return "a FIFO (named pipe)";
+  }
+  if (S_ISSOCK(mode)) {
+    return "a socket";
+  }
+  if (S_ISCHR(mode)) {
+    return "a character device";
+  }
+  if (S_ISBLK(mode)) {
+    return "a block device";
+  }
+  return "a special file";
 }
 
 }  // namespace
@@ -74,21 +131,31 @@ void write_npy_bytes(const std::filesystem::path& path, const npy_header& header
 }
 
 npy_file read_npy(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw io_error("cannot read " + quoted(path) + " as a .npy file: it is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer. Anything but a regular file is refused
+  // by fstat before a byte is read, so a FIFO, a socket or /dev/zero fails at once.
+  fd_guard file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (file.fd < 0) {
     throw io_error("cannot open " + quoted(path) + " for reading: " + system_message());
   }
-  // Read piece by piece, the data straight into its vector: a file of several GB is held once.
+  struct stat info {};
+  if (::fstat(file.fd, &info) != 0) {
+    throw io_error("cannot read " + quoted(path) + ": fstat failed: " + system_message());
+  }
+  if (S_ISDIR(info.st_mode)) {
+    throw io_error("cannot read " + quoted(path) + " as a .npy file: it is a directory");
+  }
+  if (!S_ISREG(info.st_mode)) {
+    throw io_error("cannot read " + quoted(path) + " as a .npy file: it is " + file_kind(info.st_mode) +
+                   ", not a regular file; save the data to a file first (np.save writes one)");
+  }
+  // Every size the file claims is checked against what it holds before memory is set aside for it.
+  const auto file_size = static_cast<std::uint64_t>(info.st_size);
   const auto read_some = [&](void* into, std::size_t n) {
-    in.read(static_cast<char*>(into), static_cast<std::streamsize>(n));
-    if (in.bad()) {
+    const std::size_t got = read_up_to(file.fd, into, n);
+    if (got == read_failed) {
       throw io_error("reading " + quoted(path) + " failed: " + system_message());
     }
-    return static_cast<std::size_t>(in.gcount());
+    return got;
   };
   std::array<unsigned char, 12> preamble{};
   const std::size_t got = read_some(preamble.data(), 8);
@@ -108,32 +175,56 @@ npy_file read_npy(const std::filesystem::path& path) {
     throw io_error(quoted(path) + " is truncated: it ends inside the .npy header length");
   }
   const std::size_t dict_len = read_le(preamble.data() + 8, length_bytes);
+  const std::uint64_t data_offset = 8 + length_bytes + std::uint64_t{dict_len};
+  if (data_offset > file_size) {
+    throw io_error(quoted(path) + " is truncated: its .npy header says " + std::to_string(dict_len) +
+                   " bytes but the file holds " + std::to_string(file_size - 8 - length_bytes) + " after the preamble");
+  }
+  if (dict_len > detail::npy_max_header_bytes) {
+    throw io_error(quoted(path) + " has a .npy header of " + std::to_string(dict_len) +
+                   " bytes; ndcuda reads headers of " + "at most " + std::to_string(detail::npy_max_header_bytes) +
+                   " bytes (np.save writes a few hundred), so this is not a file np.save wrote");
+  }
   std::string dict(dict_len, '\0');
   if (const std::size_t held = read_some(dict.data(), dict_len); held < dict_len) {
     throw io_error(quoted(path) + " is truncated: its .npy header says " + std::to_string(dict_len) +
                    " bytes but the file holds " + std::to_string(held) + " after the preamble");
   }
   bool big_endian = false;
-  npy_file file{detail::parse_npy_header_dict(dict, quoted(path), big_endian), {}};
-  const std::size_t needed = npy_data_bytes(file.header);
-  file.data.resize(needed);
-  if (const std::size_t held = read_some(file.data.data(), needed); held < needed) {
+  npy_file result{detail::parse_npy_header_dict(dict, quoted(path), big_endian), {}};
+  const std::size_t needed = npy_data_bytes(result.header);
+  if (needed > file_size - data_offset) {
+    throw io_error(quoted(path) + " holds " + std::to_string(file_size - data_offset) + " bytes of data but shape " +
+                   format_shape(result.header.shape) + " " + std::string(name(result.header.type)) + " needs " +
+                   std::to_string(needed) + " (the file is truncated)");
+  }
+  try {
+    result.data.resize(needed);
+  } catch (const std::bad_alloc&) {
+    throw out_of_memory("reading " + quoted(path) + " needs " + std::to_string(needed) +
+                        " bytes of host memory for its data, and the host has no room for them; free host memory "
+                        "or load a smaller array");
+  }
+  // Read straight into the vector: a file of several GB is held once. The file may still shrink
+  // under us, so the count read is checked again.
+  if (const std::size_t held = read_some(result.data.data(), needed); held < needed) {
     throw io_error(quoted(path) + " holds " + std::to_string(held) + " bytes of data but shape " +
-                   format_shape(file.header.shape) + " " + std::string(name(file.header.type)) + " needs " +
+                   format_shape(result.header.shape) + " " + std::string(name(result.header.type)) + " needs " +
                    std::to_string(needed) + " (the file is truncated)");
   }
   if (big_endian) {
     // Complex numbers are two floats, each swapped on its own.
-    const std::size_t item = itemsize(file.header.type);
-    byte_swap(file.data, is_complex(file.header.type) ? item / 2 : item);
+    const std::size_t item = itemsize(result.header.type);
+    byte_swap(result.data, is_complex(result.header.type) ? item / 2 : item);
   }
-  return file;
+  return result;
 }
 
 std::vector<std::byte> npy_fortran_to_c_order(std::span<const std::byte> data, std::span<const index_t> shape,
                                               std::size_t itemsize) {
   const auto count = static_cast<std::size_t>(shape_size(shape));
-  if (data.size() != count * itemsize) {
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(count, itemsize, &bytes) || data.size() != bytes) {
     throw io_error("npy_fortran_to_c_order: " + std::to_string(data.size()) + " bytes do not hold shape " +
                    format_shape(shape) + " of " + std::to_string(itemsize) + "-byte elements");
   }

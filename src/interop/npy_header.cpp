@@ -1,4 +1,5 @@
 // The .npy header: descr strings, the header dict as NumPy formats and parses it, and the preamble.
+#include <algorithm>
 #include <limits>
 #include <ndcuda/interop/npy.hpp>
 #include <string>
@@ -48,7 +49,8 @@ class dict_parser {
         header.shape = parse_shape();
         seen_shape = true;
       } else {
-        fail("has an unexpected key '" + key + "' in its header (expected descr, fortran_order, shape)");
+        fail("has an unexpected key '" + detail::quote_npy_text(key) +
+             "' in its header (expected descr, fortran_order, shape)");
       }
       skip_space();
       if (peek() == ',') {
@@ -74,7 +76,7 @@ class dict_parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw io_error(std::string(source_) + " " + what + ": not a valid .npy header: " + std::string(text_));
+    throw io_error(std::string(source_) + " " + what + ": not a valid .npy header: " + detail::quote_npy_text(text_));
   }
   [[noreturn]] void fail_at(std::string_view expected) const {
     fail("has an unreadable header (expected " + std::string(expected) + " at offset " + std::to_string(pos_) + ")");
@@ -164,6 +166,27 @@ class dict_parser {
 
 }  // namespace
 
+std::string detail::quote_npy_text(std::string_view text) {
+  std::string out;
+  const std::size_t shown = std::min(text.size(), npy_max_quoted_chars);
+  for (const char c : text.substr(0, shown)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      // A hostile header must not put terminal escapes or raw binary into a log.
+      constexpr std::string_view hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[byte >> 4];
+      out += hex[byte & 0xf];
+    }
+  }
+  if (shown < text.size()) {
+    out += "... (" + std::to_string(text.size()) + " bytes in all)";
+  }
+  return out;
+}
+
 std::string npy_descr(dtype t) {
   switch (t) {
     case dtype::bool_:
@@ -212,7 +235,7 @@ npy_descr_info parse_npy_descr(std::string_view descr) {
       }
     }
   }
-  throw io_error("the .npy descr '" + std::string(descr) +
+  throw io_error("the .npy descr '" + detail::quote_npy_text(descr) +
                  "' names no ndcuda dtype (ndcuda reads booleans, integers, float16/32/64 and complex64/128)");
 }
 

@@ -14,6 +14,7 @@ cache_status status() {
     s.disk_writable = disk->writable();
     s.directory = config.directory;
     s.disabled_reason = config.disabled_reason;
+    s.refused_reason = disk->refused_reason();
     s.max_bytes = config.max_bytes;
     const auto counters = disk->counters();
     s.disk_hits = counters.hits;

@@ -1,4 +1,5 @@
-// The disk cache's file handling. POSIX calls rather than iostreams: the error codes decide
+// The disk cache: configuration, load, store, eviction and clearing. POSIX calls (through
+// disk_cache_files.hpp) rather than iostreams: the error codes decide
 // between "this entry is bad" (a miss) and "this folder cannot be written" (memory-only).
 #include "jit/disk_cache.hpp"
 
@@ -10,11 +11,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include "jit/cache_entry.hpp"
+#include "jit/disk_cache_files.hpp"
 #include "jit/warnings.hpp"
 
 namespace ndcuda::jit::detail {
@@ -33,73 +38,6 @@ std::string env(const char* name) {
 bool is_off(std::string value) {
   std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
   return value == "0" || value == "off" || value == "false" || value == "no";
-}
-
-// Closes a descriptor on every path out.
-struct fd_guard {
-  int fd = -1;
-  explicit fd_guard(int f) : fd(f) {}
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-  ~fd_guard() {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-  }
-  int release() {
-    int f = fd;
-    fd = -1;
-    return f;
-  }
-};
-
-bool read_all(int fd, std::string& out, std::size_t expected) {
-  out.resize(expected);
-  std::size_t done = 0;
-  while (true) {
-    if (done == out.size()) {
-      out.resize(out.size() + 4096);  // the file grew: keep reading
-    }
-    const ssize_t n = ::read(fd, out.data() + done, out.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      return false;
-    }
-    if (n == 0) {
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  out.resize(done);
-  return true;
-}
-
-int write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      return errno;
-    }
-    if (n == 0) {
-      return EIO;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return 0;
-}
-
-bool is_entry(const fs::path& p) {
-  return p.extension() == disk_cache::entry_extension;
-}
-
-bool is_temp(const fs::path& p) {
-  const std::string name = p.filename().string();
-  return name.size() > 5 && name.front() == '.' && name.ends_with(".tmp");
 }
 
 }  // namespace
@@ -178,6 +116,58 @@ disk_cache_config disk_cache_config_from_environment() {
 
 disk_cache::disk_cache(disk_cache_config config) : config_(std::move(config)) {}
 
+bool disk_cache::is_entry_name(std::string_view name) noexcept {
+  constexpr std::size_t digits = 64;
+  const std::string_view extension(entry_extension);
+  return name.size() == digits + extension.size() && name.ends_with(extension) &&
+         std::all_of(name.begin(), name.begin() + digits, is_hex_digit);
+}
+
+bool disk_cache::is_temp_name(std::string_view name) noexcept {
+  if (!name.starts_with(temp_marker) || name.size() == temp_marker.size()) {
+    return false;
+  }
+  name.remove_prefix(temp_marker.size());
+  return std::all_of(name.begin(), name.end(), [](char c) { return is_hex_digit(c) || c == '-'; });
+}
+
+bool disk_cache::folder_trusted() {
+  const int state = trust_.load();
+  if (state != trust_unknown) {
+    return state == trust_granted;
+  }
+  struct stat info {};
+  if (::stat(config_.directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    return false;  // nothing to read yet; store() creates the folder (or reports why it cannot)
+  }
+  std::string problem = folder_problem(info);
+  if (problem.empty()) {
+    trust_.store(trust_granted);
+    return true;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (trust_.load() == trust_refused) {
+      return false;
+    }
+    refused_reason_ = problem;
+    trust_.store(trust_refused);
+  }
+  const std::string dir = config_.directory.string();
+  warn("not using the JIT cache folder " + dir + ": " + problem +
+       ", so another user could plant a compiled kernel in it that this process would run. Compiled kernels are "
+       "kept in memory only for the rest of this process. Make the folder yours and private (chown $(id -u) '" +
+       dir + "' && chmod 700 '" + dir +
+       "'), or set NDCUDA_CACHE_DIR to a folder of your own that only you can write; NDCUDA_CACHE=0 turns the "
+       "disk cache off");
+  return false;
+}
+
+std::string disk_cache::refused_reason() const {
+  std::lock_guard lock(mutex_);
+  return refused_reason_;
+}
+
 fs::path disk_cache::entry_path(const kernel_key& key) const {
   return config_.directory / (to_hex(digest(key)) + entry_extension);
 }
@@ -214,15 +204,22 @@ std::optional<compiled_program> disk_cache::load(const kernel_key& key) {
   if (!config_.enabled) {
     return std::nullopt;
   }
-  const fs::path path = entry_path(key);
   const auto miss = [&] {
     std::lock_guard lock(mutex_);
     ++counters_.misses;
     return std::nullopt;
   };
-  fd_guard file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!folder_trusted()) {
+    return miss();
+  }
+  const fs::path path = entry_path(key);
+  // O_NOFOLLOW: an entry is never a link to somewhere else. O_NONBLOCK: a FIFO in an entry's
+  // place must not block the open; fstat then refuses it.
+  fd_guard file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (file.fd < 0) {
-    if (errno != ENOENT && errno != ENOTDIR) {
+    if (errno == ELOOP) {
+      report_invalid(path, "a symbolic link is in its place");
+    } else if (errno != ENOENT && errno != ENOTDIR) {
       report_invalid(path, std::string("cannot open: ") + std::strerror(errno));
     }
     return miss();
@@ -237,12 +234,22 @@ std::optional<compiled_program> disk_cache::load(const kernel_key& key) {
     return miss();
   }
   if (!S_ISREG(info.st_mode)) {
-    report_invalid(path, "not a regular file");
+    report_invalid(path, "not a regular file (a FIFO, socket or device is in its place)");
+    return miss();
+  }
+  if (info.st_uid != ::geteuid()) {
+    report_invalid(path, "it belongs to user id " + std::to_string(info.st_uid) + ", not to this process's user");
+    return miss();
+  }
+  if (static_cast<std::uint64_t>(info.st_size) > max_entry_bytes) {
+    report_invalid(path, std::to_string(info.st_size) + " bytes, more than any entry ndcuda writes (" +
+                             std::to_string(max_entry_bytes >> 20) + " MiB)");
     return miss();
   }
   std::string bytes;
-  if (!read_all(file.fd, bytes, static_cast<std::size_t>(info.st_size))) {
-    report_invalid(path, std::string("cannot read: ") + std::strerror(errno));
+  if (!read_exactly(file.fd, bytes, static_cast<std::size_t>(info.st_size))) {
+    report_invalid(path, errno != 0 ? std::string("cannot read: ") + std::strerror(errno)
+                                    : std::string("its size changed while it was read"));
     return miss();
   }
   std::string why;
@@ -263,23 +270,31 @@ void disk_cache::store(const kernel_key& key, const compiled_program& program) {
   if (!writable()) {
     return;
   }
-  std::error_code ec;
-  fs::create_directories(config_.directory, ec);
-  if (ec) {
-    report_unwritable("creating it failed", ec.value());
+  if (const int rc = create_private_folders(config_.directory); rc != 0) {
+    report_unwritable("creating it failed", rc);
     return;
   }
+  if (!folder_trusted()) {
+    return;  // refused with a warning: writing there would hand our kernels to whoever else can
+  }
   const std::string bytes = encode_entry(key, program);
+  if (bytes.size() > max_entry_bytes) {
+    warn_once("jit-cache-entry-too-large", "a compiled kernel of " + std::to_string(bytes.size()) +
+                                               " bytes is not written to the JIT disk cache (entries are limited to " +
+                                               std::to_string(max_entry_bytes >> 20) + " MiB); it is kept in memory");
+    return;
+  }
   const fs::path final_path = entry_path(key);
   static std::atomic<std::uint64_t> sequence{0};
   const fs::path temp_path =
-      config_.directory / ("." + final_path.stem().string().substr(0, 16) + "." + std::to_string(::getpid()) + "." +
-                           std::to_string(sequence.fetch_add(1)) + ".tmp");
-  fd_guard file(::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+      config_.directory / (std::string(temp_marker) + final_path.stem().string().substr(0, 16) + "-" +
+                           std::to_string(::getpid()) + "-" + std::to_string(sequence.fetch_add(1)));
+  fd_guard file(::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (file.fd < 0) {
     report_unwritable("creating a file in it failed", errno);
     return;
   }
+  (void)::fchmod(file.fd, 0600);  // the open's mode went through the umask
   if (const int rc = write_all(file.fd, bytes); rc != 0) {
     ::unlink(temp_path.c_str());
     report_unwritable("writing an entry failed", rc);
@@ -296,6 +311,7 @@ void disk_cache::store(const kernel_key& key, const compiled_program& program) {
     bool replaced = false;
     if (rc == EISDIR || rc == ENOTEMPTY || rc == EEXIST) {
       // A folder sits where the entry goes: remove it if it is empty, then try once more.
+      std::error_code ec;
       fs::remove(final_path, ec);
       replaced = !ec && ::rename(temp_path.c_str(), final_path.c_str()) == 0;
     }
@@ -333,38 +349,29 @@ void disk_cache::account_and_evict(std::uint64_t new_bytes) {
 void disk_cache::evict_locked() {
   struct file_info {
     fs::path path;
-    fs::file_time_type used;
+    struct timespec used;
     std::uint64_t size;
   };
   std::vector<file_info> entries;
   std::uint64_t total = 0;
   std::error_code ec;
-  const auto now = fs::file_time_type::clock::now();
+  const auto stale_before = static_cast<time_t>(::time(nullptr) - std::chrono::seconds(stale_temp_age).count());
   for (fs::directory_iterator it(config_.directory, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code file_ec;
-    if (!it->is_regular_file(file_ec)) {
-      continue;
-    }
     const fs::path& p = it->path();
-    const auto used = it->last_write_time(file_ec);
-    if (file_ec) {
-      continue;
-    }
-    if (is_temp(p)) {
-      if (now - used > stale_temp_age) {
-        fs::remove(p, file_ec);
+    // Only files ndcuda names, regular (not links) and this user's: a shared folder may hold
+    // anything else, a user's own ".notes.tmp" included.
+    if (const owned_file temp = inspect(p, is_temp_name); temp.ours) {
+      if (temp.modified.tv_sec < stale_before) {
+        (void)::unlink(p.c_str());
       }
       continue;
     }
-    if (!is_entry(p)) {
+    const owned_file entry = inspect(p, is_entry_name);
+    if (!entry.ours) {
       continue;
     }
-    const auto size = it->file_size(file_ec);
-    if (file_ec) {
-      continue;
-    }
-    entries.push_back({p, used, size});
-    total += size;
+    entries.push_back({p, entry.modified, entry.size});
+    total += entry.size;
   }
   tracked_bytes_ = total;
   if (total <= config_.max_bytes) {
@@ -372,13 +379,13 @@ void disk_cache::evict_locked() {
   }
   // Down to 90% of the bound, so the next few stores do not each trigger a scan.
   const std::uint64_t target = config_.max_bytes - config_.max_bytes / 10;
-  std::sort(entries.begin(), entries.end(), [](const file_info& a, const file_info& b) { return a.used < b.used; });
+  std::sort(entries.begin(), entries.end(),
+            [](const file_info& a, const file_info& b) { return older(a.used, b.used); });
   for (const file_info& e : entries) {
     if (total <= target) {
       break;
     }
-    std::error_code file_ec;
-    if (fs::remove(e.path, file_ec) || !file_ec) {
+    if (::unlink(e.path.c_str()) == 0 || errno == ENOENT) {
       total -= e.size;  // removed here, or already removed by another process
       ++counters_.evictions;
     }
@@ -391,8 +398,7 @@ std::size_t disk_cache::clear() {
   std::error_code ec;
   for (fs::directory_iterator it(config_.directory, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
-    std::error_code file_ec;
-    if ((is_entry(p) || is_temp(p)) && it->is_regular_file(file_ec) && fs::remove(p, file_ec)) {
+    if ((inspect(p, is_entry_name).ours || inspect(p, is_temp_name).ours) && ::unlink(p.c_str()) == 0) {
       ++removed;
     }
   }

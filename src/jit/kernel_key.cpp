@@ -1,4 +1,5 @@
-// Building keys: which options every kernel gets, and the canonical bytes keys compare by.
+// Building keys: which options every kernel gets (the bytes keys compare by are in
+// kernel_key_canonical.cpp).
 #include "jit/kernel_key.hpp"
 
 #include <ndcuda/core/error.hpp>
@@ -11,18 +12,6 @@
 namespace ndcuda::jit::detail {
 namespace {
 
-void put(std::string& out, std::string_view field) {
-  const auto size = static_cast<std::uint64_t>(field.size());
-  for (int shift = 0; shift < 64; shift += 8) {
-    out += static_cast<char>((size >> shift) & 0xff);
-  }
-  out += field;
-}
-
-void put(std::string& out, std::int64_t value) {
-  put(out, std::to_string(value));
-}
-
 bool starts_with_any(std::string_view option, std::initializer_list<std::string_view> prefixes) {
   for (std::string_view prefix : prefixes) {
     if (option.substr(0, prefix.size()) == prefix) {
@@ -33,39 +22,6 @@ bool starts_with_any(std::string_view option, std::initializer_list<std::string_
 }
 
 }  // namespace
-
-std::string compile_target::name() const {
-  return (ptx ? "compute_" : "sm_") + std::to_string(arch);
-}
-
-std::string compile_target::option() const {
-  return "-arch=" + name();
-}
-
-std::string kernel_key::canonical() const {
-  std::string out;
-  out.reserve(source.size() + 512);
-  // A tag per field and a count per list: no two different keys serialise to the same bytes.
-  put(out, "ndcuda-jit-key-1");
-  put(out, source);
-  put(out, program_name);
-  put(out, static_cast<std::int64_t>(name_expressions.size()));
-  for (const auto& e : name_expressions) {
-    put(out, e);
-  }
-  put(out, static_cast<std::int64_t>(options.size()));
-  for (const auto& o : options) {
-    put(out, o);
-  }
-  put(out, target.arch);
-  put(out, target.ptx ? 1 : 0);
-  put(out, nvrtc_major);
-  put(out, nvrtc_minor);
-  put(out, nvrtc_build);
-  put(out, ndcuda_version);
-  put(out, headers_checksum);
-  return out;
-}
 
 kernel_key make_key(std::string source, std::string program_name, std::vector<std::string> name_expressions,
                     const std::vector<std::string>& user_options, compile_target target) {

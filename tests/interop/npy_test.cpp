@@ -1,10 +1,14 @@
 // The .npy host core against files written by NumPy 2 (tests/data/gen_npy_files.py): reads, byte-identical
 // writes, header round trips and every error a user can hit. No GPU needed.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <ndcuda/interop/npy.hpp>
 #include <sstream>
@@ -22,7 +26,9 @@ std::vector<std::byte> file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::byte> out(chars.size());
-  std::memcpy(out.data(), chars.data(), chars.size());
+  if (!chars.empty()) {  // memcpy from an empty vector's null data() is undefined (UBSan says so)
+    std::memcpy(out.data(), chars.data(), chars.size());
+  }
   return out;
 }
 
@@ -264,4 +270,114 @@ TEST(NpyMessages, DtypeMismatchSaysHowToLoad) {
   EXPECT_EQ(nd::npy_dtype_mismatch_message("file.npy", nd::dtype::int64, nd::dtype::float32),
             "'file.npy' holds int64, load_npy<float> asked for float32; load it with load_npy<std::int64_t> or "
             "convert the array in NumPy with astype before saving");
+}
+
+// Hostile files: every size a file claims is checked against the file before anything is
+// allocated, special files are refused at once, and messages stay short.
+namespace {
+
+// A preamble of format `major` whose header length field says `dict_len`, followed by `body`.
+std::string raw_npy(int major, std::uint32_t dict_len, const std::string& body) {
+  std::string out("\x93NUMPY", 6);
+  out += static_cast<char>(major);
+  out += '\0';
+  for (int i = 0; i < (major == 1 ? 2 : 4); ++i) {
+    out += static_cast<char>((dict_len >> (8 * i)) & 0xff);
+  }
+  return out + body;
+}
+
+std::string npy_error_of(const fs::path& path) {
+  try {
+    (void)nd::read_npy(path);
+  } catch (const nd::error& e) {  // io_error, shape_error or out_of_memory, never std::bad_alloc
+    return e.what();
+  }
+  return "<no error thrown>";
+}
+
+}  // namespace
+
+TEST_F(Npy, AHeaderLengthBeyondTheFileIsRefusedBeforeAllocating) {
+  // 128 bytes whose v2 header length claims 4 GiB: refused from the file's size, not read into 4 GiB.
+  write_file(dir_ / "claims4g.npy", raw_npy(2, 0xffffffffU, std::string(116, ' ')));
+  const std::string e = npy_error_of(dir_ / "claims4g.npy");
+  EXPECT_NE(e.find("truncated: its .npy header says 4294967295 bytes but the file holds 116"), std::string::npos) << e;
+}
+
+TEST_F(Npy, DataBeyondTheFileIsRefusedBeforeAllocating) {
+  // 1.9 GiB of float32 claimed by a 128-byte file.
+  const std::string preamble = nd::format_npy_preamble({nd::dtype::float32, {500000000}, false});
+  write_file(dir_ / "short.npy", preamble + std::string(128 - preamble.size() % 128, '\0'));
+  const std::string e = npy_error_of(dir_ / "short.npy");
+  EXPECT_NE(e.find("bytes of data but shape (500000000,) float32 needs 2000000000 (the file is truncated)"),
+            std::string::npos)
+      << e;
+}
+
+TEST_F(Npy, HugeAndOverflowingShapesAreErrorsNotBadAlloc) {
+  const nd::index_t two_62 = nd::index_t{1} << 62;
+  struct hostile {
+    nd::npy_header header;
+    const char* expected;
+  };
+  for (const hostile& h : {
+           hostile{{nd::dtype::uint8, {two_62}, false}, "the file is truncated"},
+           hostile{{nd::dtype::float64, {two_62}, false}, "needs more bytes than fit in size_t"},
+           hostile{{nd::dtype::complex128, {two_62 / 2}, false}, "needs more bytes than fit in size_t"},
+           hostile{{nd::dtype::uint8, {two_62, 4}, false}, "more than 2^63-1 elements"},
+           hostile{{nd::dtype::uint8, {0, two_62, two_62}, false}, ""},  // no elements: a valid empty array
+       }) {
+    const std::string dict = nd::format_npy_header_dict(h.header);
+    write_file(dir_ / "huge.npy", raw_npy(1, static_cast<std::uint32_t>(dict.size()), dict));
+    SCOPED_TRACE(dict);
+    if (*h.expected == '\0') {
+      EXPECT_TRUE(nd::read_npy(dir_ / "huge.npy").data.empty());
+      continue;
+    }
+    const std::string e = npy_error_of(dir_ / "huge.npy");
+    EXPECT_NE(e.find(h.expected), std::string::npos) << e;
+  }
+}
+
+TEST_F(Npy, MessagesQuoteAtMostTwoHundredCharactersOfAHeader) {
+  // A 100 KB header: readable, but not a valid dict. The message quotes its start and its length.
+  const std::string junk =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'junk': '" + std::string(100000, 'A') + "'}";
+  write_file(dir_ / "long.npy", raw_npy(2, static_cast<std::uint32_t>(junk.size()), junk));
+  const std::string e = npy_error_of(dir_ / "long.npy");
+  EXPECT_LT(e.size(), 600u) << e.substr(0, 1000);
+  EXPECT_NE(e.find("(100067 bytes in all)"), std::string::npos) << e.substr(0, 1000);
+  // Keys and descrs are quoted the same way, and control bytes are spelled out.
+  const std::string key = "{'" + std::string(5000, 'k') + "': 1}";
+  const std::string key_error = error_of([&] { (void)nd::parse_npy_header_dict(key); });
+  EXPECT_LT(key_error.size(), 800u) << key_error.substr(0, 1000);
+  const std::string descr_error = error_of([&] { (void)nd::parse_npy_descr(std::string(3000, 'x') + "\x1b[2J"); });
+  EXPECT_LT(descr_error.size(), 600u) << descr_error.substr(0, 1000);
+  const std::string escape_error = error_of([&] { (void)nd::parse_npy_descr("<f\x1b[2J"); });
+  EXPECT_EQ(escape_error.find('\x1b'), std::string::npos) << escape_error;
+  EXPECT_NE(escape_error.find("<f\\x1b[2J"), std::string::npos) << escape_error;
+}
+
+TEST_F(Npy, HeadersOverAMegabyteAreRefused) {
+  const std::string big = std::string((1 << 20) + 1, ' ');
+  write_file(dir_ / "big.npy", raw_npy(2, static_cast<std::uint32_t>(big.size()), big));
+  const std::string e = npy_error_of(dir_ / "big.npy");
+  EXPECT_NE(e.find("has a .npy header of 1048577 bytes; ndcuda reads headers of at most 1048576"), std::string::npos)
+      << e;
+  EXPECT_LT(e.size(), 400u);
+}
+
+TEST_F(Npy, AFifoFailsAtOnceInsteadOfBlocking) {
+  const fs::path fifo = dir_ / "pipe.npy";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto result = std::async(std::launch::async, [&] { return npy_error_of(fifo); });
+  if (result.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    // Unblock the reader (a writer opens the other end and closes it) so the test can end.
+    ::close(::open(fifo.c_str(), O_WRONLY | O_NONBLOCK));
+    ADD_FAILURE() << "read_npy blocked on a FIFO";
+  }
+  const std::string e = result.get();
+  EXPECT_NE(e.find("it is a FIFO (named pipe), not a regular file"), std::string::npos) << e;
+  EXPECT_NE(npy_error_of("/dev/zero").find("it is a character device"), std::string::npos);
 }

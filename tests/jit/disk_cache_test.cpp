@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -41,6 +42,19 @@ int count_files(const fs::path& dir, const std::string& suffix) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) n += e.path().string().ends_with(suffix) ? 1 : 0;
   return n;
+}
+
+int count_temp_files(const fs::path& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    n += e.path().filename().string().starts_with(jd::disk_cache::temp_marker) ? 1 : 0;
+  }
+  return n;
+}
+
+bool is_root() {
+  return ::geteuid() == 0;
 }
 
 }  // namespace
@@ -113,7 +127,7 @@ TEST(JitDiskCache, AnEntryRoundTripsAndIsWrittenWithoutLeavingTempFiles) {
   EXPECT_EQ(entry.filename().string(), jd::to_hex(jd::digest(key)) + ".ndjit");
   const std::string bytes = read_file(entry);
   EXPECT_EQ(bytes.substr(0, 8), std::string(jd::entry_magic));
-  EXPECT_EQ(count_files(dir.path(), ".tmp"), 0);
+  EXPECT_EQ(count_temp_files(dir.path()), 0);
   const auto loaded = disk->load(key);
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->image, compiled.image);
@@ -191,7 +205,7 @@ TEST_P(JitDiskCacheDamage, IsAMissThatRecompilesRewritesAndWarnsOnce) {
   EXPECT_TRUE(later.get(key_a)->from_disk());
   EXPECT_TRUE(later.get(key_b)->from_disk());
   EXPECT_EQ(*compiler.calls, 4);
-  EXPECT_EQ(count_files(dir.path(), ".tmp"), 0);
+  EXPECT_EQ(count_temp_files(dir.path()), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -223,6 +237,22 @@ INSTANTIATE_TEST_SUITE_P(
                                fs::remove(p);
                                fs::create_directory(p);
                              }},
+                      // Hostile files in an entry's place: each is refused by fstat before a byte is
+                      // read (a FIFO would block a read, a sparse 1 TiB file would be read into
+                      // memory), and the rename of the rewrite replaces it.
+                      damage{"Fifo",
+                             [](const fs::path& p) {
+                               fs::remove(p);
+                               ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
+                             }},
+                      damage{"SparseTebibyte", [](const fs::path& p) { fs::resize_file(p, std::uint64_t{1} << 40); }},
+                      damage{"SymlinkToAValidEntry",
+                             [](const fs::path& p) {
+                               // Even a link to the right bytes: an entry is a file of the folder, never a link.
+                               const fs::path elsewhere = p.parent_path() / ("elsewhere-" + p.filename().string());
+                               fs::rename(p, elsewhere);
+                               fs::create_symlink(elsewhere, p);
+                             }},
                       damage{"AnotherKernelsEntry",
                              [](const fs::path& p) {
                                // A valid entry, but for another key (as if copied or renamed): the digest and the
@@ -244,7 +274,7 @@ TEST(JitDiskCache, ANonEmptyDirectoryInPlaceOfAnEntryIsAMissAndTheKernelStillWor
   EXPECT_EQ(*compiler.calls, 1);
   EXPECT_EQ(warnings.count(), 1U);
   EXPECT_TRUE(fs::is_directory(disk->entry_path(key))) << "ndcuda removes only empty folders";
-  EXPECT_EQ(count_files(dir.path(), ".tmp"), 0);
+  EXPECT_EQ(count_temp_files(dir.path()), 0);
   EXPECT_TRUE(disk->writable()) << "one bad entry does not turn the cache off";
 }
 
@@ -302,7 +332,7 @@ TEST(JitDiskCache, AFullDiskDegradesToMemoryOnlyAndLeavesNoTempFile) {
   EXPECT_NE(b, nullptr);
   EXPECT_FALSE(disk->writable());
   EXPECT_EQ(warnings.count(), 1U);
-  EXPECT_EQ(count_files(dir.path(), ".tmp"), 0);
+  EXPECT_EQ(count_temp_files(dir.path()), 0);
   EXPECT_EQ(count_files(dir.path(), ".ndjit"), 0);
 }
 
@@ -328,20 +358,155 @@ TEST(JitDiskCache, TheSizeBoundEvictsTheLeastRecentlyUsedEntries) {
   EXPECT_EQ(disk->counters().evictions, 1U);
 }
 
-TEST(JitDiskCache, StaleTempFilesOfDeadWritersAreRemovedAndClearEmptiesTheFolder) {
+// The trust model (docs/jit.md): the folder is private, and nothing is read from or written to a
+// folder another user could write, since an entry's checksum cannot stop such a writer.
+TEST(JitDiskCache, FoldersAreCreatedPrivateAndEntriesOwnerOnlyWhateverTheUmask) {
   nd::testing::temp_dir dir;
-  write_file(dir.path() / ".0123456789abcdef.999.0.tmp", "half written");
-  write_file(dir.path() / ".fedcba9876543210.998.0.tmp", "being written now");
-  write_file(dir.path() / "unrelated.txt", "not ours");
-  fs::last_write_time(dir.path() / ".0123456789abcdef.999.0.tmp",
-                      fs::file_time_type::clock::now() - std::chrono::hours(2));
+  const fs::path nested = dir.path() / "made" / "by-ndcuda";
+  auto disk = disk_at(nested);
+  const auto key = nd::testing::small_key("private");
+  const mode_t old_mask = ::umask(0);  // the most permissive umask: modes must not depend on it
+  disk->store(key, nd::testing::counting_compiler{}(key));
+  ::umask(old_mask);
+  const auto mode_of = [](const fs::path& p) {
+    struct stat info {};
+    EXPECT_EQ(::lstat(p.c_str(), &info), 0) << p;
+    return info.st_mode & 07777;
+  };
+  EXPECT_EQ(mode_of(dir.path() / "made"), 0700U);
+  EXPECT_EQ(mode_of(nested), 0700U);
+  EXPECT_EQ(mode_of(disk->entry_path(key)), 0600U);
+  EXPECT_TRUE(disk->load(key).has_value());
+}
+
+class JitDiskCacheSharedFolder : public ::testing::TestWithParam<mode_t> {};
+
+TEST_P(JitDiskCacheSharedFolder, IsRefusedWithOneWarningAndThePlantedEntryNeverRuns) {
+  nd::testing::temp_dir dir;
+  const auto key = nd::testing::small_key("planted");
+  // Another user who can write the folder plants a valid-looking entry under the key, with a
+  // correct checksum and key digest: only the folder's permissions can tell.
+  jd::compiled_program planted;
+  planted.image = "planted image";
+  planted.lowered_names.assign(key.name_expressions.size(), "planted_kernel");
+  auto writer = disk_at(dir.path());
+  write_file(writer->entry_path(key), jd::encode_entry(key, planted));
+  ASSERT_EQ(::chmod(dir.path().c_str(), GetParam()), 0);
+
+  nd::testing::captured_warnings warnings;
+  auto disk = disk_at(dir.path());
+  nd::testing::counting_compiler compiler;
+  jd::program_cache cache(compiler, disk);
+  const auto program = cache.get(key);
+  EXPECT_FALSE(program->from_disk());
+  EXPECT_EQ(*compiler.calls, 1) << "compiled, not read from the shared folder";
+  (void)cache.get(nd::testing::small_key("planted-2"));
+  EXPECT_FALSE(disk->load(key).has_value());
+  EXPECT_FALSE(disk->writable());
+  EXPECT_NE(disk->refused_reason().find("writable by"), std::string::npos) << disk->refused_reason();
+  ASSERT_EQ(warnings.count(), 1U) << "one warning for the folder, however many kernels";
+  const std::string w = warnings.messages()[0];
+  EXPECT_NE(w.find(dir.path().string()), std::string::npos) << w;
+  EXPECT_NE(w.find("plant a compiled kernel"), std::string::npos) << w;
+  EXPECT_NE(w.find("chmod 700"), std::string::npos) << w;
+  EXPECT_NE(w.find("NDCUDA_CACHE_DIR"), std::string::npos) << w;
+  EXPECT_NE(w.find("memory only"), std::string::npos) << w;
+  // Nothing written there: our kernels are not handed to the folder's other writers either.
+  EXPECT_EQ(count_files(dir.path(), ".ndjit"), 1);
+  EXPECT_EQ(count_temp_files(dir.path()), 0);
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0700), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, JitDiskCacheSharedFolder, ::testing::Values(0777, 0770, 0757, 01777),
+                         [](const ::testing::TestParamInfo<mode_t>& p) {
+                           char name[16];
+                           std::snprintf(name, sizeof name, "Mode%04o", static_cast<unsigned>(p.param));
+                           return std::string(name);
+                         });
+
+TEST(JitDiskCache, AFolderOfAnotherUserIsRefusedAndSoIsAnEntryOfAnotherUser) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root to give files to another user";
+  }
+  constexpr uid_t other = 54321;
+  {
+    nd::testing::temp_dir dir;
+    ASSERT_EQ(::chown(dir.path().c_str(), other, other), 0);
+    nd::testing::captured_warnings warnings;
+    auto disk = disk_at(dir.path());
+    EXPECT_FALSE(disk->folder_trusted());
+    EXPECT_NE(disk->refused_reason().find("belongs to user id 54321"), std::string::npos) << disk->refused_reason();
+    EXPECT_EQ(warnings.count(), 1U);
+  }
+  // In our own folder, an entry another user owns is a miss, recompiled and replaced by ours.
+  nd::testing::temp_dir dir;
+  auto disk = disk_at(dir.path());
+  nd::testing::counting_compiler compiler;
+  const auto key = nd::testing::small_key("foreign-entry");
+  disk->store(key, compiler(key));
+  ASSERT_EQ(::chown(disk->entry_path(key).c_str(), other, other), 0);
+  nd::testing::captured_warnings warnings;
+  jd::program_cache cache(compiler, disk_at(dir.path()));
+  EXPECT_FALSE(cache.get(key)->from_disk());
+  ASSERT_EQ(warnings.count(), 1U);
+  EXPECT_NE(warnings.messages()[0].find("belongs to user id 54321"), std::string::npos) << warnings.messages()[0];
+  struct stat info {};
+  ASSERT_EQ(::stat(disk->entry_path(key).c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, ::geteuid()) << "rewritten as ours";
+}
+
+TEST(JitDiskCache, TheSweepAndClearDeleteOnlyFilesNdcudaWrote) {
+  nd::testing::temp_dir dir;
+  const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  const std::string entry_name = std::string(64, 'a') + ".ndjit";
+  const std::vector<std::string> not_ours = {
+      ".notes.tmp",                     // a user's own hidden temp file
+      ".0123456789abcdef.999.0.tmp",    // looks like an older ndcuda's temp name: still not this pattern
+      ".ndcuda-tmp-",                   // the marker alone
+      ".ndcuda-tmp-0123 notes",         // the marker, then something else
+      "mine.ndjit",                     // not a 64-digit name
+      std::string(64, 'A') + ".ndjit",  // upper-case digits: not a name ndcuda makes
+      "README.txt",
+  };
+  for (const std::string& name : not_ours) {
+    write_file(dir.path() / name, "a user's file");
+    fs::last_write_time(dir.path() / name, two_hours_ago);
+  }
+  // A link named like an entry, to a user's file elsewhere: neither the link nor its target goes.
+  nd::testing::temp_dir elsewhere;
+  write_file(elsewhere.path() / "precious", "keep me");
+  fs::create_symlink(elsewhere.path() / "precious", dir.path() / entry_name);
+  // ndcuda's own: a stale temp file (a writer died), a fresh one (a writer is busy).
+  const std::string stale = std::string(jd::disk_cache::temp_marker) + "0123456789abcdef-999-0";
+  const std::string fresh = std::string(jd::disk_cache::temp_marker) + "fedcba9876543210-998-0";
+  write_file(dir.path() / stale, "half written");
+  fs::last_write_time(dir.path() / stale, two_hours_ago);
+  write_file(dir.path() / fresh, "being written now");
+
   auto disk = disk_at(dir.path(), 1 << 20);
   nd::testing::counting_compiler compiler;
   const auto key = nd::testing::small_key("temp");
   disk->store(key, compiler(key));  // the first store of a process scans the folder
-  EXPECT_FALSE(fs::exists(dir.path() / ".0123456789abcdef.999.0.tmp"));
-  EXPECT_TRUE(fs::exists(dir.path() / ".fedcba9876543210.998.0.tmp")) << "a recent one may be in use";
-  EXPECT_EQ(disk->clear(), 2U);
-  EXPECT_EQ(count_files(dir.path(), ".ndjit"), 0);
-  EXPECT_TRUE(fs::exists(dir.path() / "unrelated.txt")) << "clear removes only ndcuda's files";
+  EXPECT_FALSE(fs::exists(dir.path() / stale));
+  EXPECT_TRUE(fs::exists(dir.path() / fresh)) << "a recent one may be in use";
+  EXPECT_EQ(disk->clear(), 2U) << "the entry and the fresh temp file";
+  EXPECT_FALSE(fs::exists(disk->entry_path(key)));
+  EXPECT_FALSE(fs::exists(dir.path() / fresh));
+  for (const std::string& name : not_ours) {
+    EXPECT_TRUE(fs::exists(dir.path() / name)) << name;
+  }
+  EXPECT_TRUE(fs::is_symlink(dir.path() / entry_name));
+  EXPECT_EQ(read_file(elsewhere.path() / "precious"), "keep me");
+}
+
+TEST(JitDiskCache, NamesOfEntriesAndTempFilesAreNdcudasOwn) {
+  EXPECT_TRUE(jd::disk_cache::is_entry_name(std::string(64, 'f') + ".ndjit"));
+  EXPECT_FALSE(jd::disk_cache::is_entry_name(std::string(63, 'f') + ".ndjit"));
+  EXPECT_FALSE(jd::disk_cache::is_entry_name(std::string(64, 'g') + ".ndjit"));
+  EXPECT_FALSE(jd::disk_cache::is_entry_name(std::string(64, 'f') + ".ndjit.tmp"));
+  EXPECT_TRUE(jd::disk_cache::is_temp_name(".ndcuda-tmp-0123abcd-42-7"));
+  EXPECT_FALSE(jd::disk_cache::is_temp_name(".ndcuda-tmp-"));
+  EXPECT_FALSE(jd::disk_cache::is_temp_name(".ndcuda-tmp-../x"));
+  EXPECT_FALSE(jd::disk_cache::is_temp_name("ndcuda-tmp-0123"));
+  EXPECT_FALSE(jd::disk_cache::is_temp_name(".x.tmp"));
 }

@@ -83,7 +83,7 @@ TEST(JitDiskRace, ProcessesSharingAnEmptyCacheFolderAllSucceedAndLeaveOneValidEn
   int entries = 0;
   for (const auto& e : fs::directory_iterator(cache)) {
     const std::string name = e.path().filename().string();
-    EXPECT_FALSE(name.ends_with(".tmp")) << "a temp file was left: " << name;
+    EXPECT_FALSE(name.starts_with(jd::disk_cache::temp_marker)) << "a temp file was left: " << name;
     entries += name.ends_with(".ndjit") ? 1 : 0;
   }
   EXPECT_EQ(entries, kernel_count);

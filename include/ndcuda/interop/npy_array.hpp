@@ -9,6 +9,7 @@
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/ndarray.hpp>
 #include <ndcuda/interop/npy.hpp>
+#include <new>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -50,7 +51,12 @@ template <array_element T>
   const std::size_t count = file.data.size() / sizeof(value_type);
   // Copied into a typed buffer rather than cast: the bytes are not value_type objects, and a bool
   // must be exactly 0 or 1 (NumPy writes 0/1; any other byte is taken as true, as NumPy reads it).
-  std::unique_ptr<value_type[]> values(new value_type[count]);
+  std::unique_ptr<value_type[]> values(new (std::nothrow) value_type[count]);
+  if (values == nullptr) {
+    throw out_of_memory("load_npy(" + path.string() + ") needs " + std::to_string(file.data.size()) +
+                        " more bytes of host memory to stage the data, and the host has no room for them; free host "
+                        "memory or load a smaller array");
+  }
   if constexpr (std::is_same_v<value_type, bool>) {
     std::transform(file.data.begin(), file.data.end(), values.get(), [](std::byte b) { return b != std::byte{0}; });
   } else if (count != 0) {

@@ -13,9 +13,12 @@ struct cache_status {
   // Disk cache, as configured from NDCUDA_CACHE, NDCUDA_CACHE_DIR, XDG_CACHE_HOME, HOME and
   // NDCUDA_CACHE_MAX_SIZE when the first kernel was compiled or looked up.
   bool disk_enabled = false;
-  bool disk_writable = false;  ///< false after a write failed (memory-only from then on)
+  bool disk_writable = false;  ///< false after a write failed or the folder was refused (memory-only)
   std::filesystem::path directory;
   std::string disabled_reason;  ///< why disk_enabled is false
+  /// Non-empty when the folder was refused as unsafe (another user owns it, or group or others
+  /// may write it): the reason. Nothing is then read from it or written to it (docs/jit.md).
+  std::string refused_reason;
   std::uint64_t max_bytes = 0;  ///< 0: no bound
   // Counters since the process started.
   std::uint64_t memory_entries = 0;
@@ -35,8 +38,9 @@ struct cache_status {
 /// new ones (and new variants) look in the disk cache again.
 void clear_memory_cache();
 
-/// Deletes every entry of the disk cache folder (and leftover temp files); returns how many.
-/// The same as deleting the folder, which is always safe, also while programs run.
+/// Deletes every entry of the disk cache folder (and leftover temp files) that ndcuda wrote:
+/// files named as ndcuda names them, regular files owned by this user; anything else in the
+/// folder stays. Returns how many went. Deleting the folder is always safe too, while programs run.
 std::size_t clear_disk_cache();
 
 /// Receives each JIT warning (an invalid cache entry, an unwritable cache folder, ...). The
