@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "support/error_message.hpp"
+#include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 
 namespace nd = ndcuda;
@@ -22,22 +24,11 @@ namespace {
 constexpr nd::index_t max_index = std::numeric_limits<nd::index_t>::max();
 constexpr nd::index_t min_index = std::numeric_limits<nd::index_t>::min();
 
-// An array whose data pointer is fake: only paths that launch nothing may run on it.
-template <class T>
-nd::ndarray<T> fake(nd::shape_t shape) {
-  return nd::from_device(reinterpret_cast<T*>(std::uintptr_t{0x10000}), std::move(shape), nullptr, 0, {},
-                         nd::stream::wrap(cudaStreamPerThread, 0));
-}
+using nd::testing::fake;
 
-// The message of the shape_error `f` throws (any other exception fails the test).
 template <class F>
 std::string shape_error_of(F&& f) {
-  try {
-    f();
-  } catch (const nd::shape_error& e) {
-    return e.what();
-  }
-  return "<no shape_error>";
+  return nd::testing::message_of<nd::shape_error>(std::forward<F>(f));
 }
 
 bool contains(const std::string& text, const std::string& part) {

@@ -8,18 +8,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
 
-// An array whose data pointer is fake: only paths that launch nothing may run on it.
-template <class T>
-nd::ndarray<T> fake(nd::shape_t shape) {
-  return nd::from_device(reinterpret_cast<T*>(std::uintptr_t{0x10000}), std::move(shape), nullptr, 0, {},
-                         nd::stream::wrap(cudaStreamPerThread, 0));
-}
+using nd::testing::fake;
 
 }  // namespace
 

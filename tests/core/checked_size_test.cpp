@@ -10,6 +10,8 @@
 #include <ndcuda/core/shape.hpp>
 #include <string>
 
+#include "support/error_message.hpp"
+
 namespace nd = ndcuda;
 
 namespace {
@@ -19,12 +21,7 @@ constexpr nd::index_t min_index = std::numeric_limits<nd::index_t>::min();
 
 template <class F>
 std::string shape_error_of(F&& f) {
-  try {
-    f();
-  } catch (const nd::shape_error& e) {
-    return e.what();
-  }
-  return "<no shape_error>";
+  return nd::testing::message_of<nd::shape_error>(std::forward<F>(f));
 }
 
 bool contains(const std::string& text, const std::string& part) {

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/error_message.hpp"
+#include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 
 namespace nd = ndcuda;
@@ -56,21 +58,11 @@ static_assert(!plus_assignable<const nd::ndarray<float>&>);
 // Expression astype is lazy: still an expression, of the asked dtype.
 static_assert(decltype((std::declval<nd::ndarray<float>>() * 2.0f).astype<double>())::type == nd::dtype::float64);
 
-// An array whose data pointer is fake: only paths that launch nothing may run on it.
-template <class T>
-nd::ndarray<T> fake(nd::shape_t shape) {
-  return nd::from_device(reinterpret_cast<T*>(std::uintptr_t{0x10000}), std::move(shape), nullptr, 0, {},
-                         nd::stream::wrap(cudaStreamPerThread, 0));
-}
+using nd::testing::fake;
 
 template <class F>
 std::string type_error_text(F&& f) {
-  try {
-    f();
-  } catch (const nd::type_error& e) {
-    return e.what();
-  }
-  return "no type_error";
+  return nd::testing::message_of<nd::type_error>(std::forward<F>(f));
 }
 
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) {

@@ -6,17 +6,13 @@
 
 #include "jit/elementwise_source.hpp"
 #include "jit/elementwise_state.hpp"
+#include "support/fake_array.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
 
-// Arrays whose data pointer is fake: code generation never touches memory.
-template <class T>
-nd::ndarray<T> fake(nd::shape_t shape, std::uintptr_t address = 0x10000) {
-  return nd::from_device(reinterpret_cast<T*>(address), std::move(shape), nullptr, 0, {},
-                         nd::stream::wrap(cudaStreamPerThread, 0));
-}
+using nd::testing::fake;
 
 template <class Out, class X>
 std::string body_of(const X& x) {

@@ -5,6 +5,8 @@
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/reductions.hpp>
 
+#include "support/fake_array.hpp"
+
 namespace nd = ndcuda;
 using nd::detail::reduce_kind;
 
@@ -12,11 +14,7 @@ namespace {
 
 const nd::compute_capability sm90{9, 0};
 
-template <class T>
-nd::ndarray<T> fake(nd::shape_t shape, std::uintptr_t address = 0x10000) {
-  return nd::from_device(reinterpret_cast<T*>(address), std::move(shape), nullptr, 0, {},
-                         nd::stream::wrap(cudaStreamPerThread, 0));
-}
+using nd::testing::fake;
 
 template <reduce_kind K, class D = void, class X>
 const nd::detail::reduction_state& state_of(const X& x) {

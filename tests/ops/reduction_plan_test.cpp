@@ -7,6 +7,8 @@
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/reductions.hpp>
 
+#include "support/fake_array.hpp"
+
 namespace nd = ndcuda;
 using nd::dtype;
 using nd::detail::reduce_kind;
@@ -14,11 +16,7 @@ namespace jd = nd::jit::detail;
 
 namespace {
 
-template <class T>
-nd::ndarray<T> fake(nd::shape_t shape, std::uintptr_t address = 0x10000) {
-  return nd::from_device(reinterpret_cast<T*>(address), std::move(shape), nullptr, 0, {},
-                         nd::stream::wrap(cudaStreamPerThread, 0));
-}
+using nd::testing::fake;
 
 template <class F>
 std::string message_of(F&& f) {

@@ -13,17 +13,14 @@
 
 #include "ops/layout_plan.hpp"
 #include "ops/sort_codec.hpp"
+#include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
 
-template <class T>
-nd::ndarray<T> fake(nd::shape_t shape) {
-  return nd::from_device(reinterpret_cast<T*>(std::uintptr_t{0x10000}), std::move(shape), nullptr, 0, {},
-                         nd::stream::wrap(cudaStreamPerThread, 0));
-}
+using nd::testing::fake;
 
 // A float pattern's value as a double (NaN stays NaN), by its dtype's layout.
 double value_of(std::uint64_t bits, nd::dtype t) {

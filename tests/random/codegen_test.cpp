@@ -11,6 +11,7 @@
 #include "jit/elementwise_state.hpp"
 #include "jit/kernel_key.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "support/fake_array.hpp"
 
 namespace nd = ndcuda;
 namespace rd = ndcuda::random::detail;
@@ -21,11 +22,7 @@ namespace {
 
 const nd::compute_capability sm90{9, 0};
 
-template <class T>
-nd::ndarray<T> fake(nd::shape_t shape, std::uintptr_t address = 0x10000) {
-  return nd::from_device(reinterpret_cast<T*>(address), std::move(shape), nullptr, 0, {},
-                         nd::stream::wrap(cudaStreamPerThread, 0));
-}
+using nd::testing::fake;
 
 // A draw whose offset cell is a fake device address: code generation never touches it.
 template <int E, int W, class T>
