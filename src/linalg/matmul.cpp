@@ -14,6 +14,7 @@
 #include "linalg/erased_ops.hpp"
 #include "linalg/handles.hpp"
 #include "linalg/library_check.hpp"
+#include "linalg/lt_gemm.hpp"
 #include "linalg/solver_kernels.hpp"
 
 namespace ndcuda::linalg {
@@ -130,6 +131,14 @@ void cublas_matmul(const erased_array& out, erased_array a, erased_array b, cons
   const index_t batch = p.batch_count();
   // Large products want cuBLAS's recommended Hopper workspace; small ones need little.
   const double work = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  // Large half-precision products go through cuBLASLt's heuristic, as PyTorch routes them: on the
+  // H100 it offers faster Hopper kernels than cublasGemmEx's default choice. Small ones keep the
+  // cheaper host path (the heuristic query costs microseconds per call).
+  if ((t == dtype::float16 || t == dtype::bfloat16) && batch == 1 && work >= 1.0e8 &&
+      lt_gemm(out, a, la, b, lb, p.m, p.n, p.k, nullptr, 0)) {
+    report.cublas = true;
+    return;
+  }
   const std::size_t workspace = work >= 1.0e8 ? (32u << 20) : (4u << 20);
   blas_lease lease(out.s, workspace);
   // Row-major C = A B is column-major C^T = B^T A^T: B is cuBLAS's first operand.

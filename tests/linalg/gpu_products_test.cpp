@@ -79,6 +79,24 @@ TEST(Matmul, NoCopyForTransposesCopyForSteppedColumns) {
   expect_matmul(nd::matmul(x, y), x, y);
 }
 
+// Half-precision products of at least 1e8 multiply-adds take the cuBLASLt path (as PyTorch's):
+// the same answers, for contiguous, transposed and row-sliced operands.
+TEST(Matmul, LargeHalfPrecisionThroughCublasLt) {
+  NDCUDA_REQUIRE_GPU();
+  const auto a = random_array<__nv_bfloat16>({512, 384});
+  const auto b = random_array<__nv_bfloat16>({384, 520});
+  const auto c = nd::matmul(a, b);
+  EXPECT_TRUE(nd::linalg::detail::last_matmul_report().cublas);
+  EXPECT_EQ(nd::linalg::detail::last_matmul_report().copies, 0);
+  expect_matmul(c, a, b);
+  const auto at = random_array<__half>({384, 512}).T();
+  const auto big = random_array<__half>({400, 600});
+  const auto rows = big(nd::slice(8, 392), nd::slice(40, 560));
+  const auto d = nd::matmul(at, rows);
+  EXPECT_EQ(nd::linalg::detail::last_matmul_report().copies, 0);
+  expect_matmul(d, at, rows);
+}
+
 TEST(Matmul, MixedDtypesPromote) {
   NDCUDA_REQUIRE_GPU();
   const auto a = random_array<std::int32_t>({9, 11});
