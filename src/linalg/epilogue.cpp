@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <ndcuda/array/storage.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/matmul_plan.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <string>
 
 #include "linalg/erased_ops.hpp"

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <ndcuda/array/storage.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/device_algorithms.hpp>
 
