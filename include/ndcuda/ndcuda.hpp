@@ -5,7 +5,6 @@
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/format.hpp>
 #include <ndcuda/array/ndarray.hpp>
-#include <ndcuda/array/storage.hpp>
 #include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/error.hpp>

@@ -4,10 +4,11 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <ndcuda/array/storage.hpp>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/device/capture.hpp>
 #include <ndcuda/jit/launch.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <ndcuda/ops/reduce_engine.hpp>
 
 #include "jit/elementwise_source.hpp"

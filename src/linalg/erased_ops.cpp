@@ -1,8 +1,9 @@
-// Allocation and strided copies on type-erased arrays, through array/storage.hpp.
+// Allocation and strided copies on type-erased arrays, through memory/buffer.hpp and array/kernels.hpp.
 #include "linalg/erased_ops.hpp"
 
-#include <ndcuda/array/storage.hpp>
+#include <ndcuda/array/kernels.hpp>
 #include <ndcuda/device/capture.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <vector>
 
 namespace ndcuda::linalg::detail {

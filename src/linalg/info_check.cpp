@@ -3,11 +3,11 @@
 
 #include <cstring>
 #include <mutex>
-#include <ndcuda/array/storage.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <vector>
 
 namespace ndcuda::linalg {

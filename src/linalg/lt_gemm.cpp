@@ -6,7 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <ndcuda/array/storage.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
 #include <string>
 

@@ -4,8 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <ndcuda/array/storage.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <ndcuda/ops/device_algorithms.hpp>
 
 namespace ndcuda::detail {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <memory>
-#include <ndcuda/array/storage.hpp>
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/ops/codegen.hpp>
 #include <optional>

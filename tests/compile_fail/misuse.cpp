@@ -4,15 +4,17 @@
 
 namespace nd = ndcuda;
 
-void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y) {
+void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y, [[maybe_unused]] nd::ndarray<bool>& b) {
 #if NDCUDA_MISUSE == 0
   // The intended spellings of each case below.
   auto v = nd::var(x, 1, nd::ddof(1), nd::keepdims);
   auto s = nd::sum(x, nd::keepdims);
   x(nd::ellipsis) = 3;
   x = y.astype<float>();
+  auto d = b ^ b;
   (void)v;
   (void)s;
+  (void)d;
 #elif NDCUDA_MISUSE == 1
   auto v = nd::var(x, 1, true);  // would be ddof=1 in a positional API: keepdims must be typed
   (void)v;
@@ -23,5 +25,11 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y) {
   x = 3;  // NumPy would rebind x to a scalar; a fill is x(nd::ellipsis) = 3
 #elif NDCUDA_MISUSE == 4
   x = y;  // NumPy would rebind x to a float64 array; ndarray<float> cannot hold one
+#elif NDCUDA_MISUSE == 5
+  auto d = b - b;  // NumPy raises TypeError: bools have ^ (logical_xor), not subtraction
+  (void)d;
+#elif NDCUDA_MISUSE == 6
+  auto d = nd::subtract(b, true);  // the same row, so the same message as `b - b`
+  (void)d;
 #endif
 }

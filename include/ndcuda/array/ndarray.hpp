@@ -1,6 +1,6 @@
 // ndarray<T>: a strided, refcounted view of device memory with NumPy's reference semantics, its
 // views (indexing, reshape, transpose, broadcast) and host I/O. Builds on array/view_math.hpp
-// (layout rules), array/storage.hpp (allocation, copy kernels) and memory/transfer.hpp.
+// (layout rules), memory/buffer.hpp (allocation), array/kernels.hpp (copy, fill) and memory/transfer.hpp.
 #pragma once
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <ndcuda/array/format.hpp>
-#include <ndcuda/array/storage.hpp>
+#include <ndcuda/array/kernels.hpp>
 #include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/dtype.hpp>
@@ -16,6 +16,7 @@
 #include <ndcuda/core/scalar.hpp>
 #include <ndcuda/device/capture.hpp>
 #include <ndcuda/device/stream.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <optional>
 #include <ostream>

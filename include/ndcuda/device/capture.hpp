@@ -1,5 +1,6 @@
-// The hooks the operation paths call so that graphs captured with nd::capture keep their arrays
-// alive and own their allocations. Builds on device/stream.hpp; implemented in src/device/graph.cpp.
+// Stream ordering and graph capture rules: the hooks that keep captured graphs' arrays alive, and
+// the checks before a host wait or a cross-stream dependency. Builds on device/stream.hpp;
+// implemented in src/device/{graph,capture}.cpp.
 #pragma once
 
 #include <functional>
@@ -31,6 +32,19 @@ void note_capture_allocation(unsigned long long id, const void* owner);
 /// Runs `release` once `s` is no longer capturing: a buffer dropped while its stream captures an
 /// unrelated graph must not be freed into that graph. Runs on ndcuda's release thread.
 void release_when_not_capturing(const stream& s, std::function<void()> release);
+
+/// Throws capture_error, before CUDA is called, when `s` is capturing: `what` (an operation that
+/// needs the data on the host) cannot be recorded into a graph.
+void refuse_host_wait(const stream& s, const char* what);
+
+/// Blocks the host until `s` has run its work, refusing (capture_error) while `s` is capturing;
+/// `what` names the operation in the message.
+void synchronize_for(const stream& s, const char* what);
+
+/// Orders work queued later on `later` after the work queued so far on `earlier` (an event), when
+/// they differ. Throws capture_error when that would cross a capture's boundary (one of them
+/// capturing, the other not or into another graph).
+void order_after(const stream& later, const stream& earlier);
 
 /// Switches the calling thread to relaxed capture mode for its lifetime
 /// (cudaThreadExchangeStreamCaptureMode, push/pop): for the setup work ndcuda does on first use

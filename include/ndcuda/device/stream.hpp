@@ -55,4 +55,15 @@ class stream {
 /// The default stream of the calling thread's current device.
 [[nodiscard]] stream default_stream();
 
+namespace detail {
+
+/// Device 0's per-thread stream, wrapped without any CUDA call: the stream of placeholders (a
+/// default-constructed array) that must exist on machines without a GPU.
+[[nodiscard]] inline const stream& placeholder_stream() {
+  static const stream s = stream::wrap(cudaStreamPerThread, 0);
+  return s;
+}
+
+}  // namespace detail
+
 }  // namespace ndcuda

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <algorithm>
-#include <ndcuda/array/storage.hpp>
+#include <ndcuda/device/capture.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
 #include <vector>
 

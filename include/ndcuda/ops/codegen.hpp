@@ -3,10 +3,10 @@
 #pragma once
 
 #include <memory>
-#include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
+#include <ndcuda/ops/detail/leaf_ref.hpp>
 #include <ndcuda/ops/operations.hpp>
 #include <span>
 #include <string>
@@ -28,24 +28,6 @@ struct node_code {
 
 /// The statement storing `root` into an output of dtype `out`.
 [[nodiscard]] std::string store_statement(dtype out, const node_code& root);
-
-/// One array operand of a launch. `owner` (the array's buffer owner, may be null) is what a graph
-/// being captured holds so that the memory outlives it.
-struct leaf_ref {
-  const void* data;
-  const view_layout* layout;
-  dtype type;
-  const stream* s;
-  int device;
-  const std::shared_ptr<const void>* owner = nullptr;
-  /// Set for a computed input (a random draw, random/): the CUDA type of its kernel parameter;
-  /// `data` then points at that parameter's bytes on the host, `layout` is C-contiguous over the
-  /// draw's shape (so the engine's offsets are the flat indices) and `type` the drawn dtype.
-  const char* source = nullptr;
-};
-
-/// Bytes of a computed input's parameter block (leaf_ref::source): as jit's source_param_bytes.
-inline constexpr std::size_t source_param_size = 24;
 
 /// Makes the graph being captured on `s` (if any, opened by nd::capture) hold the buffers of
 /// `leaves`: the one call every launch path over leaf_refs makes (elementwise, reductions).

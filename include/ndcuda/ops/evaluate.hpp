@@ -35,8 +35,7 @@ struct leaves_of {
 
 template <class L, class E>
 void collect(const array_leaf<E>& x, L& out) {
-  out.arrays[static_cast<std::size_t>(out.array_count++)] = leaf_ref{
-      x.array.data(), &x.array.layout(), dtype_of<E>, &x.array.stream(), x.array.device(), &x.array.owner_ref()};
+  out.arrays[static_cast<std::size_t>(out.array_count++)] = leaf_of(x.array);
 }
 template <class L, dtype D>
 void collect(const scalar_leaf<D>& x, L& out) {
@@ -168,8 +167,7 @@ void evaluate_into(const X& x, const ndarray<Out>& out) {
     const auto& state =
         expression_kernels<Out, X>::get(in.mapping, {in.distinct.data(), in.count},
                                         {in.leaves.scalar_types.data(), static_cast<std::size_t>(X::scalars)});
-    const leaf_ref target{out.data(), &out.layout(), dtype_of<Out>, &out.stream(), out.device(), &out.owner_ref()};
-    run_expression(state, target, {in.distinct.data(), in.count}, in.leaves.scalars.data());
+    run_expression(state, leaf_of(out), {in.distinct.data(), in.count}, in.leaves.scalars.data());
   }
 }
 

@@ -6,48 +6,159 @@
 
 namespace ndcuda {
 
-NDCUDA_UNARY(abs, abs, any_type, "")
-NDCUDA_UNARY(absolute, abs, any_type, "")
-NDCUDA_UNARY(sign, sign, real_not_bool, "sign needs a real, non-bool operand")
-NDCUDA_UNARY(sqrt, sqrt, any_type, "")
-NDCUDA_UNARY(cbrt, cbrt, real_number, "cbrt is not defined for complex numbers")
-NDCUDA_UNARY(exp, exp, any_type, "")
-NDCUDA_UNARY(exp2, exp2, real_number, "exp2 of complex numbers is not supported")
-NDCUDA_UNARY(expm1, expm1, real_number, "expm1 of complex numbers is not supported")
-NDCUDA_UNARY(log, log, any_type, "")
-NDCUDA_UNARY(log2, log2, real_number, "log2 of complex numbers is not supported")
-NDCUDA_UNARY(log10, log10, any_type, "")
-NDCUDA_UNARY(log1p, log1p, real_number, "log1p of complex numbers is not supported")
-NDCUDA_UNARY(sin, sin, any_type, "")
-NDCUDA_UNARY(cos, cos, any_type, "")
-NDCUDA_UNARY(tan, tan, any_type, "")
-NDCUDA_UNARY(arcsin, arcsin, any_type, "")
-NDCUDA_UNARY(arccos, arccos, any_type, "")
-NDCUDA_UNARY(arctan, arctan, any_type, "")
-NDCUDA_UNARY(sinh, sinh, any_type, "")
-NDCUDA_UNARY(cosh, cosh, any_type, "")
-NDCUDA_UNARY(tanh, tanh, any_type, "")
-NDCUDA_UNARY(floor, floor, real_number, "floor is not defined for complex numbers")
-NDCUDA_UNARY(ceil, ceil, real_number, "ceil is not defined for complex numbers")
-NDCUDA_UNARY(trunc, trunc, real_number, "trunc is not defined for complex numbers")
-NDCUDA_UNARY(rint, rint, real_number, "rint of complex numbers is not supported")
-NDCUDA_UNARY(round, round, real_number, "round of complex numbers is not supported")
-NDCUDA_UNARY(isnan, isnan, any_type, "")
-NDCUDA_UNARY(isinf, isinf, any_type, "")
-NDCUDA_UNARY(isfinite, isfinite, any_type, "")
-NDCUDA_UNARY(real, real, any_type, "")
-NDCUDA_UNARY(imag, imag, any_type, "")
-NDCUDA_UNARY(conj, conj, any_type, "")
-NDCUDA_UNARY(conjugate, conj, any_type, "")
-NDCUDA_BINARY(arctan2, arctan2, real_number, "arctan2 is not defined for complex numbers")
+template <array_operand A>
+[[nodiscard]] auto abs(A&& a) {
+  return detail::unary<detail::abs_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto absolute(A&& a) {
+  return detail::unary<detail::abs_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto sign(A&& a) {
+  return detail::unary<detail::sign_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto sqrt(A&& a) {
+  return detail::unary<detail::sqrt_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto cbrt(A&& a) {
+  return detail::unary<detail::cbrt_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto exp(A&& a) {
+  return detail::unary<detail::exp_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto exp2(A&& a) {
+  return detail::unary<detail::exp2_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto expm1(A&& a) {
+  return detail::unary<detail::expm1_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto log(A&& a) {
+  return detail::unary<detail::log_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto log2(A&& a) {
+  return detail::unary<detail::log2_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto log10(A&& a) {
+  return detail::unary<detail::log10_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto log1p(A&& a) {
+  return detail::unary<detail::log1p_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto sin(A&& a) {
+  return detail::unary<detail::sin_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto cos(A&& a) {
+  return detail::unary<detail::cos_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto tan(A&& a) {
+  return detail::unary<detail::tan_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto arcsin(A&& a) {
+  return detail::unary<detail::arcsin_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto arccos(A&& a) {
+  return detail::unary<detail::arccos_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto arctan(A&& a) {
+  return detail::unary<detail::arctan_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto sinh(A&& a) {
+  return detail::unary<detail::sinh_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto cosh(A&& a) {
+  return detail::unary<detail::cosh_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto tanh(A&& a) {
+  return detail::unary<detail::tanh_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto floor(A&& a) {
+  return detail::unary<detail::floor_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto ceil(A&& a) {
+  return detail::unary<detail::ceil_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto trunc(A&& a) {
+  return detail::unary<detail::trunc_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto rint(A&& a) {
+  return detail::unary<detail::rint_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto round(A&& a) {
+  return detail::unary<detail::round_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto isnan(A&& a) {
+  return detail::unary<detail::isnan_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto isinf(A&& a) {
+  return detail::unary<detail::isinf_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto isfinite(A&& a) {
+  return detail::unary<detail::isfinite_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto real(A&& a) {
+  return detail::unary<detail::real_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto imag(A&& a) {
+  return detail::unary<detail::imag_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto conj(A&& a) {
+  return detail::unary<detail::conj_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto conjugate(A&& a) {
+  return detail::unary<detail::conj_op>(std::forward<A>(a));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto arctan2(A&& a, B&& b) {
+  return detail::binary<detail::arctan2_op>(std::forward<A>(a), std::forward<B>(b));
+}
 // maximum/minimum propagate NaN; fmax/fmin return the other operand when one is NaN.
-NDCUDA_BINARY(maximum, maximum, real_number, "maximum of complex numbers is not supported")
-NDCUDA_BINARY(minimum, minimum, real_number, "minimum of complex numbers is not supported")
-NDCUDA_BINARY(fmax, fmax, real_number, "fmax of complex numbers is not supported")
-NDCUDA_BINARY(fmin, fmin, real_number, "fmin of complex numbers is not supported")
-
-#undef NDCUDA_UNARY
-#undef NDCUDA_BINARY
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto maximum(A&& a, B&& b) {
+  return detail::binary<detail::maximum_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto minimum(A&& a, B&& b) {
+  return detail::binary<detail::minimum_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto fmax(A&& a, B&& b) {
+  return detail::binary<detail::fmax_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto fmin(A&& a, B&& b) {
+  return detail::binary<detail::fmin_op>(std::forward<A>(a), std::forward<B>(b));
+}
 
 /// NumPy's where(condition, a, b): `condition` is read as bool; a and b promote together (weak
 /// scalars included, so where(m, x, 0.0f) keeps x's dtype).

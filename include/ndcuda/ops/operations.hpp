@@ -1,5 +1,6 @@
-// The operations an expression node can hold: their NumPy 2 result dtypes and how each is spelled
-// in the fused kernel (a kernels/ufuncs.cuh helper or a C++ operator). Builds on core/promotion.hpp.
+// The operations an expression node can hold, one row each: the operand types NumPy accepts (and
+// its TypeError as a compile-time message), the result dtype, and how the fused kernel spells it (a
+// kernels/ufuncs.cuh helper or a C++ operator). Builds on core/promotion.hpp.
 #pragma once
 
 #include <cstdint>
@@ -55,8 +56,33 @@ constexpr dtype part_of(dtype p) noexcept {
   return p == dtype::complex64 ? dtype::float32 : p == dtype::complex128 ? dtype::float64 : p;
 }
 
+// Operand rules: which promoted dtypes an operation accepts (NumPy raises TypeError for the rest).
+constexpr bool any_type(dtype) noexcept {
+  return true;
+}
+constexpr bool not_bool(dtype t) noexcept {
+  return t != dtype::bool_;
+}
+constexpr bool not_complex(dtype t) noexcept {
+  return !is_complex(t);
+}
+constexpr bool integer_or_bool(dtype t) noexcept {
+  return is_integral(t) || t == dtype::bool_;
+}
+constexpr bool integer_only(dtype t) noexcept {
+  return is_integral(t);
+}
+constexpr bool real_number(dtype t) noexcept {
+  return !is_complex(t);
+}
+constexpr bool real_not_bool(dtype t) noexcept {
+  return !is_complex(t) && t != dtype::bool_;
+}
+
 /// An operation: `Input` is the dtype the operands are converted to, `Result` the node's dtype
-/// (both from the operands' promoted dtype).
+/// (both from the operands' promoted dtype). A table row below adds `check<P>()`, NumPy's type
+/// check of the promoted dtype P as a static_assert carrying the row's message: every spelling
+/// of the ufunc (`a - b`, `nd::subtract(a, b)`) builds its node through that one row.
 template <const char* Name, const char* Text, form How, dtype (*Input)(dtype), dtype (*Result)(dtype)>
 struct operation {
   static constexpr const char* name = Name;
@@ -88,72 +114,100 @@ struct cast_op {
   static constexpr dtype result(dtype) noexcept { return D; }
 };
 
-#define NDCUDA_OPERATION(tag, text, how, input_rule, result_rule) \
-  inline constexpr char tag##_name[] = #tag;                      \
-  inline constexpr char tag##_text[] = text;                      \
-  using tag##_op = operation<tag##_name, tag##_text, form::how, &input_rule, &result_rule>;
+// One row per ufunc: name, kernel spelling, form, input and result rules, the operand rule and
+// the message shown when a call breaks it. (A static_assert message must be a literal in C++20,
+// hence this header-local macro; it is #undef'd below.)
+#define NDCUDA_OPERATION(tag, text, how, input_rule, result_rule, operand_rule, message)      \
+  inline constexpr char tag##_name[] = #tag;                                                  \
+  inline constexpr char tag##_text[] = text;                                                  \
+  struct tag##_op : operation<tag##_name, tag##_text, form::how, &input_rule, &result_rule> { \
+    static constexpr bool accepts(dtype p) noexcept { return operand_rule(p); }               \
+    template <dtype P>                                                                        \
+    static constexpr void check() noexcept {                                                  \
+      static_assert(operand_rule(P), message);                                                \
+    }                                                                                         \
+  };
 
-NDCUDA_OPERATION(add, "ndcuda::nd_add", call, same, same)
-NDCUDA_OPERATION(subtract, "ndcuda::nd_subtract", call, same, same)
-NDCUDA_OPERATION(multiply, "ndcuda::nd_multiply", call, same, same)
-NDCUDA_OPERATION(true_divide, "ndcuda::nd_true_divide", call, true_div, true_div)
-NDCUDA_OPERATION(floor_divide, "ndcuda::nd_floor_divide", call, int8_for_bool, int8_for_bool)
-NDCUDA_OPERATION(remainder, "ndcuda::nd_remainder", call, int8_for_bool, int8_for_bool)
-NDCUDA_OPERATION(power, "ndcuda::nd_power", call, same, same)
-NDCUDA_OPERATION(negative, "ndcuda::nd_negative", call, same, same)
-NDCUDA_OPERATION(maximum, "ndcuda::nd_maximum", call, same, same)
-NDCUDA_OPERATION(minimum, "ndcuda::nd_minimum", call, same, same)
-NDCUDA_OPERATION(fmax, "ndcuda::nd_fmax", call, same, same)
-NDCUDA_OPERATION(fmin, "ndcuda::nd_fmin", call, same, same)
-NDCUDA_OPERATION(equal, "==", infix, same, to_bool)
-NDCUDA_OPERATION(not_equal, "!=", infix, same, to_bool)
-NDCUDA_OPERATION(less, "<", infix, same, to_bool)
-NDCUDA_OPERATION(less_equal, "<=", infix, same, to_bool)
-NDCUDA_OPERATION(greater, ">", infix, same, to_bool)
-NDCUDA_OPERATION(greater_equal, ">=", infix, same, to_bool)
-NDCUDA_OPERATION(logical_and, "&&", infix, to_bool, to_bool)
-NDCUDA_OPERATION(logical_or, "||", infix, to_bool, to_bool)
-NDCUDA_OPERATION(logical_xor, "!=", infix, to_bool, to_bool)
-NDCUDA_OPERATION(logical_not, "!", prefix, to_bool, to_bool)
-NDCUDA_OPERATION(bitwise_and, "&", infix, same, same)
-NDCUDA_OPERATION(bitwise_or, "|", infix, same, same)
-NDCUDA_OPERATION(bitwise_xor, "^", infix, same, same)
-NDCUDA_OPERATION(invert, "ndcuda::nd_invert", call, same, same)
-NDCUDA_OPERATION(left_shift, "ndcuda::nd_left_shift", call, same, same)
-NDCUDA_OPERATION(right_shift, "ndcuda::nd_right_shift", call, same, same)
-NDCUDA_OPERATION(abs, "ndcuda::nd_abs", call, same, part_of)
-NDCUDA_OPERATION(sign, "ndcuda::nd_sign", call, same, same)
-NDCUDA_OPERATION(isnan, "ndcuda::nd_isnan", call, same, to_bool)
-NDCUDA_OPERATION(isinf, "ndcuda::nd_isinf", call, same, to_bool)
-NDCUDA_OPERATION(isfinite, "ndcuda::nd_isfinite", call, same, to_bool)
-NDCUDA_OPERATION(real, "ndcuda::nd_real", call, same, part_of)
-NDCUDA_OPERATION(imag, "ndcuda::nd_imag", call, same, part_of)
-NDCUDA_OPERATION(conj, "ndcuda::nd_conj", call, same, same)
-NDCUDA_OPERATION(floor, "ndcuda::nd_floor", call, same, same)
-NDCUDA_OPERATION(ceil, "ndcuda::nd_ceil", call, same, same)
-NDCUDA_OPERATION(trunc, "ndcuda::nd_trunc", call, same, same)
-NDCUDA_OPERATION(round, "ndcuda::nd_round", call, same, same)
-NDCUDA_OPERATION(rint, "ndcuda::nd_rint", call, float_of, float_of)
-NDCUDA_OPERATION(arctan2, "ndcuda::nd_arctan2", call, float_of, float_of)
+NDCUDA_OPERATION(add, "ndcuda::nd_add", call, same, same, any_type, "")
+NDCUDA_OPERATION(subtract, "ndcuda::nd_subtract", call, same, same, not_bool,
+                 "subtracting bool arrays is not supported (NumPy: use ^ or logical_xor)")
+NDCUDA_OPERATION(multiply, "ndcuda::nd_multiply", call, same, same, any_type, "")
+NDCUDA_OPERATION(true_divide, "ndcuda::nd_true_divide", call, true_div, true_div, any_type, "")
+NDCUDA_OPERATION(floor_divide, "ndcuda::nd_floor_divide", call, int8_for_bool, int8_for_bool, not_complex,
+                 "floor_divide is not defined for complex numbers")
+NDCUDA_OPERATION(remainder, "ndcuda::nd_remainder", call, int8_for_bool, int8_for_bool, not_complex,
+                 "remainder (%) is not defined for complex numbers")
+NDCUDA_OPERATION(power, "ndcuda::nd_power", call, same, same, any_type, "")
+NDCUDA_OPERATION(negative, "ndcuda::nd_negative", call, same, same, not_bool,
+                 "negating a bool array is not supported (NumPy: use ~ or logical_not)")
+NDCUDA_OPERATION(maximum, "ndcuda::nd_maximum", call, same, same, real_number,
+                 "maximum of complex numbers is not supported")
+NDCUDA_OPERATION(minimum, "ndcuda::nd_minimum", call, same, same, real_number,
+                 "minimum of complex numbers is not supported")
+NDCUDA_OPERATION(fmax, "ndcuda::nd_fmax", call, same, same, real_number, "fmax of complex numbers is not supported")
+NDCUDA_OPERATION(fmin, "ndcuda::nd_fmin", call, same, same, real_number, "fmin of complex numbers is not supported")
+NDCUDA_OPERATION(equal, "==", infix, same, to_bool, any_type, "")
+NDCUDA_OPERATION(not_equal, "!=", infix, same, to_bool, any_type, "")
+NDCUDA_OPERATION(less, "<", infix, same, to_bool, real_number, "complex numbers have no order: compare real() or abs()")
+NDCUDA_OPERATION(less_equal, "<=", infix, same, to_bool, real_number,
+                 "complex numbers have no order: compare real() or abs()")
+NDCUDA_OPERATION(greater, ">", infix, same, to_bool, real_number,
+                 "complex numbers have no order: compare real() or abs()")
+NDCUDA_OPERATION(greater_equal, ">=", infix, same, to_bool, real_number,
+                 "complex numbers have no order: compare real() or abs()")
+NDCUDA_OPERATION(logical_and, "&&", infix, to_bool, to_bool, any_type, "")
+NDCUDA_OPERATION(logical_or, "||", infix, to_bool, to_bool, any_type, "")
+NDCUDA_OPERATION(logical_xor, "!=", infix, to_bool, to_bool, any_type, "")
+NDCUDA_OPERATION(logical_not, "!", prefix, to_bool, to_bool, any_type, "")
+NDCUDA_OPERATION(bitwise_and, "&", infix, same, same, integer_or_bool, "& (bitwise_and) needs integer or bool operands")
+NDCUDA_OPERATION(bitwise_or, "|", infix, same, same, integer_or_bool, "| (bitwise_or) needs integer or bool operands")
+NDCUDA_OPERATION(bitwise_xor, "^", infix, same, same, integer_or_bool, "^ (bitwise_xor) needs integer or bool operands")
+NDCUDA_OPERATION(invert, "ndcuda::nd_invert", call, same, same, integer_or_bool,
+                 "~ (invert) needs an integer or bool operand")
+NDCUDA_OPERATION(left_shift, "ndcuda::nd_left_shift", call, same, same, integer_only,
+                 "<< (left_shift) needs integer operands")
+NDCUDA_OPERATION(right_shift, "ndcuda::nd_right_shift", call, same, same, integer_only,
+                 ">> (right_shift) needs integer operands")
+NDCUDA_OPERATION(abs, "ndcuda::nd_abs", call, same, part_of, any_type, "")
+NDCUDA_OPERATION(sign, "ndcuda::nd_sign", call, same, same, real_not_bool, "sign needs a real, non-bool operand")
+NDCUDA_OPERATION(isnan, "ndcuda::nd_isnan", call, same, to_bool, any_type, "")
+NDCUDA_OPERATION(isinf, "ndcuda::nd_isinf", call, same, to_bool, any_type, "")
+NDCUDA_OPERATION(isfinite, "ndcuda::nd_isfinite", call, same, to_bool, any_type, "")
+NDCUDA_OPERATION(real, "ndcuda::nd_real", call, same, part_of, any_type, "")
+NDCUDA_OPERATION(imag, "ndcuda::nd_imag", call, same, part_of, any_type, "")
+NDCUDA_OPERATION(conj, "ndcuda::nd_conj", call, same, same, any_type, "")
+NDCUDA_OPERATION(floor, "ndcuda::nd_floor", call, same, same, real_number, "floor is not defined for complex numbers")
+NDCUDA_OPERATION(ceil, "ndcuda::nd_ceil", call, same, same, real_number, "ceil is not defined for complex numbers")
+NDCUDA_OPERATION(trunc, "ndcuda::nd_trunc", call, same, same, real_number, "trunc is not defined for complex numbers")
+NDCUDA_OPERATION(round, "ndcuda::nd_round", call, same, same, real_number, "round of complex numbers is not supported")
+NDCUDA_OPERATION(rint, "ndcuda::nd_rint", call, float_of, float_of, real_number,
+                 "rint of complex numbers is not supported")
+NDCUDA_OPERATION(arctan2, "ndcuda::nd_arctan2", call, float_of, float_of, real_number,
+                 "arctan2 is not defined for complex numbers")
 // Float functions: integer operands convert to float_of first.
-NDCUDA_OPERATION(sqrt, "ndcuda::nd_sqrt", call, float_of, float_of)
-NDCUDA_OPERATION(cbrt, "ndcuda::nd_cbrt", call, float_of, float_of)
-NDCUDA_OPERATION(exp, "ndcuda::nd_exp", call, float_of, float_of)
-NDCUDA_OPERATION(exp2, "ndcuda::nd_exp2", call, float_of, float_of)
-NDCUDA_OPERATION(expm1, "ndcuda::nd_expm1", call, float_of, float_of)
-NDCUDA_OPERATION(log, "ndcuda::nd_log", call, float_of, float_of)
-NDCUDA_OPERATION(log2, "ndcuda::nd_log2", call, float_of, float_of)
-NDCUDA_OPERATION(log10, "ndcuda::nd_log10", call, float_of, float_of)
-NDCUDA_OPERATION(log1p, "ndcuda::nd_log1p", call, float_of, float_of)
-NDCUDA_OPERATION(sin, "ndcuda::nd_sin", call, float_of, float_of)
-NDCUDA_OPERATION(cos, "ndcuda::nd_cos", call, float_of, float_of)
-NDCUDA_OPERATION(tan, "ndcuda::nd_tan", call, float_of, float_of)
-NDCUDA_OPERATION(arcsin, "ndcuda::nd_arcsin", call, float_of, float_of)
-NDCUDA_OPERATION(arccos, "ndcuda::nd_arccos", call, float_of, float_of)
-NDCUDA_OPERATION(arctan, "ndcuda::nd_arctan", call, float_of, float_of)
-NDCUDA_OPERATION(sinh, "ndcuda::nd_sinh", call, float_of, float_of)
-NDCUDA_OPERATION(cosh, "ndcuda::nd_cosh", call, float_of, float_of)
-NDCUDA_OPERATION(tanh, "ndcuda::nd_tanh", call, float_of, float_of)
+NDCUDA_OPERATION(sqrt, "ndcuda::nd_sqrt", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(cbrt, "ndcuda::nd_cbrt", call, float_of, float_of, real_number,
+                 "cbrt is not defined for complex numbers")
+NDCUDA_OPERATION(exp, "ndcuda::nd_exp", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(exp2, "ndcuda::nd_exp2", call, float_of, float_of, real_number,
+                 "exp2 of complex numbers is not supported")
+NDCUDA_OPERATION(expm1, "ndcuda::nd_expm1", call, float_of, float_of, real_number,
+                 "expm1 of complex numbers is not supported")
+NDCUDA_OPERATION(log, "ndcuda::nd_log", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(log2, "ndcuda::nd_log2", call, float_of, float_of, real_number,
+                 "log2 of complex numbers is not supported")
+NDCUDA_OPERATION(log10, "ndcuda::nd_log10", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(log1p, "ndcuda::nd_log1p", call, float_of, float_of, real_number,
+                 "log1p of complex numbers is not supported")
+NDCUDA_OPERATION(sin, "ndcuda::nd_sin", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(cos, "ndcuda::nd_cos", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(tan, "ndcuda::nd_tan", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(arcsin, "ndcuda::nd_arcsin", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(arccos, "ndcuda::nd_arccos", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(arctan, "ndcuda::nd_arctan", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(sinh, "ndcuda::nd_sinh", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(cosh, "ndcuda::nd_cosh", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(tanh, "ndcuda::nd_tanh", call, float_of, float_of, any_type, "")
 #undef NDCUDA_OPERATION
 
 }  // namespace ndcuda::detail

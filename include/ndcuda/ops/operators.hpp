@@ -11,94 +11,212 @@
 namespace ndcuda {
 
 namespace detail {
-constexpr bool any_type(dtype) noexcept {
-  return true;
+
+/// The node of row `Op` (ops/operations.hpp) over two operands, at least one array-like, once the
+/// row has checked their promoted dtype: every binary spelling (`a - b`, `nd::subtract(a, b)`)
+/// calls this, so the type check and its message exist once per ufunc.
+template <class Op, class A, class B>
+auto binary(A&& a, B&& b) {
+  Op::template check<promote_operands<A, B>()>();
+  return make_expr<Op>(std::forward<A>(a), std::forward<B>(b));
 }
-constexpr bool not_bool(dtype t) noexcept {
-  return t != dtype::bool_;
+
+/// The node of row `Op` over one array-like operand, after the row's check of its dtype.
+template <class Op, class A>
+auto unary(A&& a) {
+  Op::template check<node_t<A>::type>();
+  return make_expr<Op>(std::forward<A>(a));
 }
-constexpr bool not_complex(dtype t) noexcept {
-  return !is_complex(t);
-}
-constexpr bool integer_or_bool(dtype t) noexcept {
-  return is_integral(t) || t == dtype::bool_;
-}
-constexpr bool integer_only(dtype t) noexcept {
-  return is_integral(t);
-}
-constexpr bool real_number(dtype t) noexcept {
-  return !is_complex(t);
-}
-constexpr bool real_not_bool(dtype t) noexcept {
-  return !is_complex(t) && t != dtype::bool_;
-}
+
 }  // namespace detail
 
-// A binary function `fn` over two operands, at least one array-like; `check` (of the promoted
-// dtype) turns NumPy's TypeError into a compile-time error with `message`.
-#define NDCUDA_BINARY(fn, tag, check, message)                                          \
-  template <operand A, operand B>                                                       \
-  requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto fn(A&& a, B&& b) {  \
-    static_assert(detail::check(detail::promote_operands<A, B>()), message);            \
-    return detail::make_expr<detail::tag##_op>(std::forward<A>(a), std::forward<B>(b)); \
-  }
-#define NDCUDA_UNARY(fn, tag, check, message)                       \
-  template <array_operand A>                                        \
-  [[nodiscard]] auto fn(A&& a) {                                    \
-    static_assert(detail::check(detail::node_t<A>::type), message); \
-    return detail::make_expr<detail::tag##_op>(std::forward<A>(a)); \
-  }
-
-NDCUDA_BINARY(operator+, add, any_type, "")
-NDCUDA_BINARY(add, add, any_type, "")
-NDCUDA_BINARY(operator-, subtract, not_bool, "subtracting bool arrays is not supported (NumPy: use ^ or logical_xor)")
-NDCUDA_BINARY(subtract, subtract, not_bool, "subtracting bool arrays is not supported (NumPy: use ^ or logical_xor)")
-NDCUDA_BINARY(operator*, multiply, any_type, "")
-NDCUDA_BINARY(multiply, multiply, any_type, "")
-NDCUDA_BINARY(operator/, true_divide, any_type, "")
-NDCUDA_BINARY(true_divide, true_divide, any_type, "")
-NDCUDA_BINARY(divide, true_divide, any_type, "")
-NDCUDA_BINARY(floor_divide, floor_divide, not_complex, "floor_divide is not defined for complex numbers")
-NDCUDA_BINARY(operator%, remainder, not_complex, "remainder (%) is not defined for complex numbers")
-NDCUDA_BINARY(remainder, remainder, not_complex, "remainder (%) is not defined for complex numbers")
-NDCUDA_BINARY(mod, remainder, not_complex, "remainder (%) is not defined for complex numbers")
-NDCUDA_BINARY(power, power, any_type, "")
-NDCUDA_UNARY(operator-, negative, not_bool, "negating a bool array is not supported (NumPy: use ~ or logical_not)")
-NDCUDA_UNARY(negative, negative, not_bool, "negating a bool array is not supported (NumPy: use ~ or logical_not)")
+// Every spelling forwards to its row; a new ufunc is a row in ops/operations.hpp, a device helper
+// in kernels/ufuncs.cuh and its public function here (operators) or in ops/functions.hpp.
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator+(A&& a, B&& b) {
+  return detail::binary<detail::add_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto add(A&& a, B&& b) {
+  return detail::binary<detail::add_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator-(A&& a, B&& b) {
+  return detail::binary<detail::subtract_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto subtract(A&& a, B&& b) {
+  return detail::binary<detail::subtract_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator*(A&& a, B&& b) {
+  return detail::binary<detail::multiply_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto multiply(A&& a, B&& b) {
+  return detail::binary<detail::multiply_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator/(A&& a, B&& b) {
+  return detail::binary<detail::true_divide_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto true_divide(A&& a, B&& b) {
+  return detail::binary<detail::true_divide_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto divide(A&& a, B&& b) {
+  return detail::binary<detail::true_divide_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto floor_divide(A&& a, B&& b) {
+  return detail::binary<detail::floor_divide_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator%(A&& a, B&& b) {
+  return detail::binary<detail::remainder_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto remainder(A&& a, B&& b) {
+  return detail::binary<detail::remainder_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto mod(A&& a, B&& b) {
+  return detail::binary<detail::remainder_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto power(A&& a, B&& b) {
+  return detail::binary<detail::power_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <array_operand A>
+[[nodiscard]] auto operator-(A&& a) {
+  return detail::unary<detail::negative_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto negative(A&& a) {
+  return detail::unary<detail::negative_op>(std::forward<A>(a));
+}
 
 // Comparisons give bool arrays. Complex numbers have == and != only.
-NDCUDA_BINARY(operator==, equal, any_type, "")
-NDCUDA_BINARY(equal, equal, any_type, "")
-NDCUDA_BINARY(operator!=, not_equal, any_type, "")
-NDCUDA_BINARY(not_equal, not_equal, any_type, "")
-NDCUDA_BINARY(operator<, less, real_number, "complex numbers have no order: compare real() or abs()")
-NDCUDA_BINARY(less, less, real_number, "complex numbers have no order: compare real() or abs()")
-NDCUDA_BINARY(operator<=, less_equal, real_number, "complex numbers have no order: compare real() or abs()")
-NDCUDA_BINARY(less_equal, less_equal, real_number, "complex numbers have no order: compare real() or abs()")
-NDCUDA_BINARY(operator>, greater, real_number, "complex numbers have no order: compare real() or abs()")
-NDCUDA_BINARY(greater, greater, real_number, "complex numbers have no order: compare real() or abs()")
-NDCUDA_BINARY(operator>=, greater_equal, real_number, "complex numbers have no order: compare real() or abs()")
-NDCUDA_BINARY(greater_equal, greater_equal, real_number, "complex numbers have no order: compare real() or abs()")
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator==(A&& a, B&& b) {
+  return detail::binary<detail::equal_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto equal(A&& a, B&& b) {
+  return detail::binary<detail::equal_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator!=(A&& a, B&& b) {
+  return detail::binary<detail::not_equal_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto not_equal(A&& a, B&& b) {
+  return detail::binary<detail::not_equal_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator<(A&& a, B&& b) {
+  return detail::binary<detail::less_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto less(A&& a, B&& b) {
+  return detail::binary<detail::less_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator<=(A&& a, B&& b) {
+  return detail::binary<detail::less_equal_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto less_equal(A&& a, B&& b) {
+  return detail::binary<detail::less_equal_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator>(A&& a, B&& b) {
+  return detail::binary<detail::greater_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto greater(A&& a, B&& b) {
+  return detail::binary<detail::greater_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator>=(A&& a, B&& b) {
+  return detail::binary<detail::greater_equal_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto greater_equal(A&& a, B&& b) {
+  return detail::binary<detail::greater_equal_op>(std::forward<A>(a), std::forward<B>(b));
+}
 
-NDCUDA_BINARY(logical_and, logical_and, any_type, "")
-NDCUDA_BINARY(logical_or, logical_or, any_type, "")
-NDCUDA_BINARY(logical_xor, logical_xor, any_type, "")
-NDCUDA_UNARY(logical_not, logical_not, any_type, "")
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto logical_and(A&& a, B&& b) {
+  return detail::binary<detail::logical_and_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto logical_or(A&& a, B&& b) {
+  return detail::binary<detail::logical_or_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto logical_xor(A&& a, B&& b) {
+  return detail::binary<detail::logical_xor_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <array_operand A>
+[[nodiscard]] auto logical_not(A&& a) {
+  return detail::unary<detail::logical_not_op>(std::forward<A>(a));
+}
 
 // Bitwise operators: integers and bools only, as in NumPy.
-NDCUDA_BINARY(operator&, bitwise_and, integer_or_bool, "& (bitwise_and) needs integer or bool operands")
-NDCUDA_BINARY(bitwise_and, bitwise_and, integer_or_bool, "& (bitwise_and) needs integer or bool operands")
-NDCUDA_BINARY(operator|, bitwise_or, integer_or_bool, "| (bitwise_or) needs integer or bool operands")
-NDCUDA_BINARY(bitwise_or, bitwise_or, integer_or_bool, "| (bitwise_or) needs integer or bool operands")
-NDCUDA_BINARY(operator^, bitwise_xor, integer_or_bool, "^ (bitwise_xor) needs integer or bool operands")
-NDCUDA_BINARY(bitwise_xor, bitwise_xor, integer_or_bool, "^ (bitwise_xor) needs integer or bool operands")
-NDCUDA_UNARY(operator~, invert, integer_or_bool, "~ (invert) needs an integer or bool operand")
-NDCUDA_UNARY(invert, invert, integer_or_bool, "~ (invert) needs an integer or bool operand")
-NDCUDA_UNARY(bitwise_not, invert, integer_or_bool, "~ (invert) needs an integer or bool operand")
-NDCUDA_BINARY(operator<<, left_shift, integer_only, "<< (left_shift) needs integer operands")
-NDCUDA_BINARY(left_shift, left_shift, integer_only, "<< (left_shift) needs integer operands")
-NDCUDA_BINARY(operator>>, right_shift, integer_only, ">> (right_shift) needs integer operands")
-NDCUDA_BINARY(right_shift, right_shift, integer_only, ">> (right_shift) needs integer operands")
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator&(A&& a, B&& b) {
+  return detail::binary<detail::bitwise_and_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto bitwise_and(A&& a, B&& b) {
+  return detail::binary<detail::bitwise_and_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator|(A&& a, B&& b) {
+  return detail::binary<detail::bitwise_or_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto bitwise_or(A&& a, B&& b) {
+  return detail::binary<detail::bitwise_or_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator^(A&& a, B&& b) {
+  return detail::binary<detail::bitwise_xor_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto bitwise_xor(A&& a, B&& b) {
+  return detail::binary<detail::bitwise_xor_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <array_operand A>
+[[nodiscard]] auto operator~(A&& a) {
+  return detail::unary<detail::invert_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto invert(A&& a) {
+  return detail::unary<detail::invert_op>(std::forward<A>(a));
+}
+template <array_operand A>
+[[nodiscard]] auto bitwise_not(A&& a) {
+  return detail::unary<detail::invert_op>(std::forward<A>(a));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator<<(A&& a, B&& b) {
+  return detail::binary<detail::left_shift_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto left_shift(A&& a, B&& b) {
+  return detail::binary<detail::left_shift_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator>>(A&& a, B&& b) {
+  return detail::binary<detail::right_shift_op>(std::forward<A>(a), std::forward<B>(b));
+}
+template <operand A, operand B>
+requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto right_shift(A&& a, B&& b) {
+  return detail::binary<detail::right_shift_op>(std::forward<A>(a), std::forward<B>(b));
+}
 
 namespace detail {
 

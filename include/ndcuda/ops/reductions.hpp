@@ -134,8 +134,7 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
     const reduction_state& state = state_for<K, D, N>(in);
     const reduce_call call = prepare_reduction(K, inputs, axes, keepdims);
     ndarray<Out> out = empty<Out>(call.result_shape, s != nullptr ? *s : *in.distinct[0].s);
-    const leaf_ref target{out.data(), &out.layout(), result, &out.stream(), out.device(), &out.owner_ref()};
-    run_reduction(state, call, target, inputs, in.leaves.scalars.data(), param);
+    run_reduction(state, call, leaf_of(out), inputs, in.leaves.scalars.data(), param);
     return out;
   }
 }

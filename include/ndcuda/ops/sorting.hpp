@@ -36,11 +36,6 @@ ndarray<C> as_element_type(const ndarray<E>& a) {
   }
 }
 
-template <class E>
-leaf_ref leaf_of(const ndarray<E>& a) {
-  return leaf_ref{a.data(), &a.layout(), dtype_of<E>, &a.stream(), a.device(), &a.owner_ref()};
-}
-
 /// Throws error for the dtypes sort cannot order yet (complex): `what` names the operation.
 void check_sortable(dtype t, const char* what);
 

@@ -1,0 +1,139 @@
+// The array layer's kernels; see include/ndcuda/array/kernels.hpp. Strided copies and casts go
+// through the JIT's elementwise machinery, fills and sequences through raw kernels (kernels/array.cuh).
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/device/device.hpp>
+#include <ndcuda/jit/elementwise_kernel.hpp>
+#include <ndcuda/jit/raw_kernel.hpp>
+#include <string>
+#include <utility>
+
+namespace ndcuda::detail {
+namespace {
+
+const jit::detail::elementwise_state& cast_state(dtype to, dtype from) {
+  static std::mutex mutex;
+  static std::map<std::pair<dtype, dtype>, std::shared_ptr<jit::detail::elementwise_state>> states;
+  std::lock_guard lock(mutex);
+  auto& state = states[{to, from}];
+  if (!state) {
+    std::string body = to == from ? "out = x" : "out = ndcuda::cast<" + std::string(cuda_type_name(to)) + ">(x)";
+    std::string kernel = "ndcuda_astype_" + std::string(ndcuda::name(from)) + "_to_" + std::string(ndcuda::name(to));
+    state = jit::detail::make_elementwise_state(std::move(body), std::move(kernel), to, {from});
+  }
+  return *state;
+}
+
+// The kernels of kernels/array.cuh (embedded in the library, so no text lives here).
+constexpr const char* array_source = "#include \"ndcuda/array.cuh\"\n";
+
+const raw_kernel& fill_kernel(std::size_t itemsize) {
+  static const raw_kernel k1(array_source, "ndcuda::fill_kernel<unsigned char>");
+  static const raw_kernel k2(array_source, "ndcuda::fill_kernel<unsigned short>");
+  static const raw_kernel k4(array_source, "ndcuda::fill_kernel<unsigned int>");
+  static const raw_kernel k8(array_source, "ndcuda::fill_kernel<unsigned long long>");
+  static const raw_kernel k16(array_source, "ndcuda::fill_kernel<ndcuda::bytes16>");
+  switch (itemsize) {
+    case 1:
+      return k1;
+    case 2:
+      return k2;
+    case 4:
+      return k4;
+    case 8:
+      return k8;
+    case 16:
+      return k16;
+    default:
+      throw error("fill: unsupported element size " + std::to_string(itemsize));
+  }
+}
+
+struct bytes16 {  // kernels/array.cuh's ndcuda::bytes16
+  unsigned long long lo;
+  unsigned long long hi;
+};
+
+template <class U>
+void launch_fill(void* dst, const void* value, index_t n, index_t stride, const stream& s) {
+  U v{};
+  std::memcpy(&v, value, sizeof(U));
+  const raw_kernel& k = fill_kernel(sizeof(U));
+  const launch_config config = k.occupancy_config(static_cast<std::size_t>(n), s);
+  k.launch(config, s, static_cast<U*>(dst), v, static_cast<long long>(n), static_cast<long long>(stride));
+}
+
+}  // namespace
+
+void copy_cast(dtype dst_type, void* dst, std::span<const index_t> shape, std::span<const index_t> dst_strides,
+               dtype src_type, const void* src, std::span<const index_t> src_shape,
+               std::span<const index_t> src_strides, const stream& s) {
+  if (shape_size(shape) == 0) {
+    return;
+  }
+  const strides_t dense_dst =
+      dst_strides.empty() ? c_strides(shape) : strides_t(dst_strides.begin(), dst_strides.end());
+  const strides_t dense_src =
+      src_strides.empty() ? c_strides(src_shape) : strides_t(src_strides.begin(), src_strides.end());
+  const jit::detail::operand out{dst, shape, dense_dst};
+  const jit::detail::operand in{src, src_shape, dense_src};
+  jit::detail::launch_elementwise(cast_state(dst_type, src_type), out, std::span<const jit::detail::operand>(&in, 1),
+                                  s);
+}
+
+void fill_pattern(void* dst, std::size_t itemsize, const void* value, index_t n, index_t stride, const stream& s) {
+  if (n <= 0) {
+    return;
+  }
+  switch (itemsize) {
+    case 1:
+      return launch_fill<unsigned char>(dst, value, n, stride, s);
+    case 2:
+      return launch_fill<unsigned short>(dst, value, n, stride, s);
+    case 4:
+      return launch_fill<unsigned int>(dst, value, n, stride, s);
+    case 8:
+      return launch_fill<unsigned long long>(dst, value, n, stride, s);
+    case 16:
+      return launch_fill<bytes16>(dst, value, n, stride, s);
+    default:
+      throw error("fill: unsupported element size " + std::to_string(itemsize));
+  }
+}
+
+void sequence_f64(double* out, double start, double step, index_t n, const double* last, bool floor, const stream& s) {
+  if (n <= 0) {
+    return;
+  }
+  static const raw_kernel k(array_source, "ndcuda_sequence_f64");
+  const launch_config config = k.occupancy_config(static_cast<std::size_t>(n), s);
+  k.launch(config, s, out, start, step, static_cast<long long>(n), last != nullptr ? 1 : 0,
+           last != nullptr ? *last : 0.0, floor ? 1 : 0);
+}
+
+void sequence_i64(std::int64_t* out, std::int64_t start, std::int64_t step, index_t n, const stream& s) {
+  if (n <= 0) {
+    return;
+  }
+  static const raw_kernel k(array_source, "ndcuda_sequence_i64");
+  const launch_config config = k.occupancy_config(static_cast<std::size_t>(n), s);
+  k.launch(config, s, reinterpret_cast<long long*>(out), static_cast<long long>(start), static_cast<long long>(step),
+           static_cast<long long>(n));
+}
+
+void compile_array_kernels(compute_capability cc, dtype via) {
+  for (std::size_t size : {1, 2, 4, 8, 16}) {
+    fill_kernel(size).compile(cc);
+  }
+  raw_kernel(array_source, "ndcuda_sequence_f64").compile(cc);
+  raw_kernel(array_source, "ndcuda_sequence_i64").compile(cc);
+  for (dtype t : all_dtypes) {
+    jit::detail::compile_elementwise(cast_state(t, via), cc);
+    jit::detail::compile_elementwise(cast_state(via, t), cc);
+  }
+}
+
+}  // namespace ndcuda::detail

@@ -1,0 +1,46 @@
+// The ordering rules between streams and captures; see include/ndcuda/device/capture.hpp. The
+// capture registry itself (retain, graph-owned allocations, the release thread) is in graph.cpp.
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/event.hpp>
+#include <string>
+
+namespace ndcuda::detail {
+
+void refuse_host_wait(const stream& s, const char* what) {
+  if (s.is_capturing()) {
+    throw capture_error(std::string(what) +
+                        " waits for the array's data on the host, but its stream is capturing a CUDA graph; call it "
+                        "after the capture ends (or copy into pinned memory with copy_to_host inside the capture)");
+  }
+}
+
+void synchronize_for(const stream& s, const char* what) {
+  refuse_host_wait(s, what);
+  s.synchronize();
+}
+
+void order_after(const stream& later, const stream& earlier) {
+  if (later == earlier) {
+    return;
+  }
+  // An event wait that crosses a capture's boundary fails in CUDA (and invalidates the capture),
+  // or silently pulls the other stream into it: refuse before CUDA is called.
+  if (later.is_capturing() || earlier.is_capturing()) {
+    const unsigned long long a = capture_id(later);
+    const unsigned long long b = capture_id(earlier);
+    if (a != b) {
+      throw capture_error(
+          "an operation on a stream that is capturing a CUDA graph uses an array ordered on another stream that is " +
+          std::string(a != 0 && b != 0 ? "capturing a different graph" : "not capturing") +
+          ": the dependency cannot cross the capture's boundary. Create the arrays a capture uses on the capture "
+          "stream (e.g. nd::zeros<float>(shape, s)), or before the capture begins order that stream after the "
+          "array's stream and use a.on_stream(s)");
+    }
+  }
+  event e(earlier.device(), false);
+  e.record(earlier);
+  later.wait(e);
+}
+
+}  // namespace ndcuda::detail
