@@ -503,3 +503,39 @@ TEST(SearchsortedGpu, ScalarAndSorter) {
   EXPECT_EQ(nd::searchsorted(ints, 2.5).item(), 3);
   EXPECT_EQ(nd::searchsorted(ints, 2, nd::side::right).item(), 3);
 }
+
+TEST(CountingCapture, StaticSizesAndTopkCaptureAndTheOthersRefuseNamingTheFix) {
+  NDCUDA_REQUIRE_GPU();
+  nd::stream s(0);
+  const auto h = random_ints(100000, 0, 99);
+  const auto x = nd::asarray<std::int32_t>(h, {100000}, s);
+  const auto f = nd::asarray<float>(random_floats<float>(100000, 0.0), {100000}, s);
+  auto counts = nd::empty<std::int64_t>({64}, s);
+  auto distinct = nd::empty<std::int32_t>({128}, s);
+  auto best = nd::empty<float>({100}, s);
+  auto hist = nd::empty<std::int64_t>({16}, s);
+  nd::graph g = nd::capture(s, [&] {
+    counts(nd::ellipsis) = nd::bincount(x, nd::size(64));
+    distinct(nd::ellipsis) = nd::unique(x, nd::size(128), -1);
+    best(nd::ellipsis) = nd::topk(f, 100).values;
+    hist(nd::ellipsis) = nd::histogram(f, 16, nd::bin_range{-30, 30}).counts;
+  });
+  g.launch(s);
+  s.synchronize();
+  EXPECT_EQ(counts.to_host(), nd::bincount(x, nd::size(64)).to_host());
+  EXPECT_EQ(distinct.to_host(), nd::unique(x, nd::size(128), -1).to_host());
+  EXPECT_EQ(best.to_host(), nd::topk(f, 100).values.to_host());
+  EXPECT_EQ(hist.to_host(), nd::histogram(f, 16, nd::bin_range{-30, 30}).counts.to_host());
+  const auto refused = [&](const auto& fn, const char* fix) {
+    try {
+      (void)nd::capture(s, fn);
+      ADD_FAILURE() << "not refused during capture: " << fix;
+    } catch (const nd::capture_error& e) {
+      EXPECT_NE(std::string(e.what()).find(fix), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(s.is_capturing());
+  };
+  refused([&] { (void)nd::bincount(x); }, "nd::size(k)");
+  refused([&] { (void)nd::unique_all(x); }, "nd::size(k)");
+  refused([&] { (void)nd::histogram(f, 16); }, "nd::bin_range");
+}

@@ -8,6 +8,7 @@
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
 #include <ndcuda/ops/detail/counting_support.hpp>
+#include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/sorting.hpp>
 #include <ndcuda/ops/static_size.hpp>
@@ -88,13 +89,22 @@ template <class... O>
 inline constexpr bool has_density = (std::is_same_v<O, density_t> || ...);
 
 /// The weights' dtype among the options (void when there are none).
+template <class O>
+struct array_element_of {
+  using type = void;
+};
+template <class E>
+struct array_element_of<ndarray<E>> {
+  using type = E;
+};
 template <class... O>
 struct weights_of {
   using type = void;
 };
 template <class O, class... Rest>
 struct weights_of<O, Rest...> {
-  using type = std::conditional_t<is_ndarray<O>, typename O::value_type, typename weights_of<Rest...>::type>;
+  using type =
+      std::conditional_t<is_ndarray<O>, typename array_element_of<O>::type, typename weights_of<Rest...>::type>;
 };
 template <class... O>
 using weights_type = typename weights_of<O...>::type;
@@ -229,6 +239,7 @@ template <array_operand X, array_operand Y, class... O>
   const ndarray<double> ey = detail::equal_edges(ry, bins[1], a.stream());
   detail::check_histogram_weights(a, o);
   const ndarray<std::int64_t> ix = detail::bin_indices(a, ex);
+  detail::order_after(a.stream(), b.stream());
   const ndarray<std::int64_t> iy = detail::bin_indices(b.on_stream(a.stream()), ey);
   const ndarray<std::int64_t> flat = where((ix >= 0) & (iy >= 0), ix * bins[1] + iy, std::int64_t{-1});
   const index_t nbins = bins[0] * bins[1];

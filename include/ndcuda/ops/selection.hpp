@@ -8,7 +8,7 @@
 #include <ndcuda/core/promotion.hpp>
 #include <ndcuda/ops/detail/counting_support.hpp>
 #include <ndcuda/ops/detail/selection_kernels.hpp>
-#include <ndcuda/ops/functions.hpp>
+#include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/sorting.hpp>
 #include <string>
 #include <vector>

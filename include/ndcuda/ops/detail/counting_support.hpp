@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
+#include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/sorting.hpp>
 #include <ndcuda/ops/static_size.hpp>
@@ -117,7 +119,9 @@ ndarray<double> bincount_weights(const ndarray<E>& x, const ndarray<W>& w) {
     throw value_error("The weights and list don't have the same length.");
   }
   ndarray<double> d = as_element_type<double>(w);
-  return d.is_contiguous() ? d : d.copy();
+  d = d.is_contiguous() ? d : d.copy();
+  order_after(x.stream(), d.stream());  // the counting kernel runs on x's stream
+  return d;
 }
 
 inline void check_static_length(static_size k, const char* what) {
@@ -210,6 +214,7 @@ void check_histogram_weights(const ndarray<E>& a, O& o) {
       throw value_error("weights should have the same shape as a.");
     }
     ndarray<double> w = o.weights->is_contiguous() ? *o.weights : o.weights->copy();
+    order_after(a.stream(), w.stream());  // the counting kernel runs on a's stream
     o.weights = w.ravel().on_stream(a.stream());
   }
 }
