@@ -155,13 +155,22 @@ TEST(HistogramGpu, EqualBinsFollowNumPysEdgesAndClosedLastBin) {
     static_assert(std::is_same_v<decltype(r.edges), nd::ndarray<float>>);
     const auto edges_f = r.edges.to_host();
     ASSERT_EQ(edges_f.size(), 38u);
-    const double lo = ranged ? -5.0 : static_cast<double>(*std::min_element(h.begin(), h.end()));
-    const double hi = ranged ? 7.25 : static_cast<double>(*std::max_element(h.begin(), h.end()));
-    const double step = (hi - lo) / 37.0;
-    for (std::size_t i = 0; i < 37; ++i) {  // np.linspace in float64, then float32
-      EXPECT_EQ(edges_f[i], static_cast<float>(lo + static_cast<double>(i) * step)) << i;
+    if (ranged) {  // np.linspace of Python floats: float64, then float32
+      const double step = (7.25 - -5.0) / 37.0;
+      for (std::size_t i = 0; i < 37; ++i) {
+        EXPECT_EQ(edges_f[i], static_cast<float>(static_cast<double>(i) * step + -5.0)) << i;
+      }
+      EXPECT_EQ(edges_f[37], 7.25f);
+    } else {  // np.linspace of a.min(), a.max() (float32 scalars): float32 arithmetic
+      const float lo = *std::min_element(h.begin(), h.end());
+      const float hi = *std::max_element(h.begin(), h.end());
+      const float step = (hi - lo) / 37.0f;
+      for (std::size_t i = 0; i < 37; ++i) {
+        const float scaled = static_cast<float>(i) * step;
+        EXPECT_EQ(edges_f[i], scaled + lo) << i;
+      }
+      EXPECT_EQ(edges_f[37], hi);
     }
-    EXPECT_EQ(edges_f[37], static_cast<float>(hi));
     const std::vector<double> edges(edges_f.begin(), edges_f.end());
     std::vector<std::int64_t> want(37, 0);
     for (float v : h) {

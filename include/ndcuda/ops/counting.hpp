@@ -182,8 +182,11 @@ template <array_operand X, class... O>
     throw value_error("`bins` must be positive, when an integer");
   }
   const bin_range r = detail::outer_edges(a, o.range);
-  const ndarray<double> edges64 = detail::equal_edges(r, bins, a.stream());
-  const ndarray<F> edges = detail::as_element_type<F>(edges64);
+  // NumPy's linspace computes in the dtype of its end points: a.min()/a.max() keep a's float type,
+  // a given range (Python floats) and integer data give float64.
+  const bool in_own_type = !o.range && a.size() > 0 && is_floating(dtype_of<A>);
+  const ndarray<F> edges = in_own_type ? detail::equal_edges_in<F>(r, bins, a.stream())
+                                       : detail::as_element_type<F>(detail::equal_edges(r, bins, a.stream()));
   detail::check_histogram_weights(a, o);
   const ndarray<std::int64_t> idx = detail::bin_indices(a, detail::as_element_type<double>(edges));
   return detail::finish_histogram<detail::histogram_count_t<O...>, F>(idx, edges, o);

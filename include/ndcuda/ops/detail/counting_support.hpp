@@ -14,6 +14,7 @@
 #include <ndcuda/ops/static_size.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ndcuda {
 
@@ -205,6 +206,24 @@ inline ndarray<double> equal_edges(const bin_range& r, index_t bins, const strea
   ndarray<double> edges = empty<double>({bins + 1}, s);
   linspace_edges(edges.data(), r.lo, r.hi, bins + 1, s);
   return edges;
+}
+
+/// The same edges computed in F's own arithmetic (each operation rounded to F, as np.linspace does
+/// for float32 or float16 end points), on the host: only the autodetected range uses it, which has
+/// waited for the device already. Each F operation is one double operation rounded to F, which is
+/// exact since double has more than twice F's precision plus two bits.
+template <class F>
+ndarray<F> equal_edges_in(const bin_range& r, index_t bins, const stream& s) {
+  const auto rnd = [](double v) { return static_cast<double>(static_cast<F>(v)); };
+  const double lo = rnd(r.lo);
+  const double hi = rnd(r.hi);
+  const double step = rnd(rnd(hi - lo) / static_cast<double>(bins));
+  std::vector<F> host(static_cast<std::size_t>(bins) + 1);
+  for (index_t i = 0; i < bins; ++i) {
+    host[static_cast<std::size_t>(i)] = static_cast<F>(rnd(rnd(static_cast<double>(i)) * step) + lo);
+  }
+  host[static_cast<std::size_t>(bins)] = static_cast<F>(hi);
+  return asarray(host, {bins + 1}, s);
 }
 
 template <class E, class O>
