@@ -7,11 +7,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <ndcuda/ndcuda.hpp>
 #include <numeric>
 #include <set>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "support/gpu.hpp"
@@ -547,4 +550,92 @@ TEST(CountingCapture, StaticSizesAndTopkCaptureAndTheOthersRefuseNamingTheFix) {
   refused([&] { (void)nd::bincount(x); }, "nd::size(k)");
   refused([&] { (void)nd::unique_all(x); }, "nd::size(k)");
   refused([&] { (void)nd::histogram(f, 16); }, "nd::bin_range");
+}
+
+namespace {
+
+/// The arrays of tests/data/counting_values.txt (written by gen_counting_values.py) by name, as
+/// doubles (floats are stored exactly, as float.hex()).
+const std::map<std::string, std::vector<double>>& numpy_values() {
+  static const auto values = [] {
+    std::map<std::string, std::vector<double>> m;
+    std::ifstream in(std::string(NDCUDA_TEST_DATA_DIR) + "/counting_values.txt");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') {
+        continue;
+      }
+      std::istringstream fields(line);
+      std::string name;
+      std::size_t count = 0;
+      fields >> name >> count;
+      std::vector<double> v(count);
+      for (auto& x : v) {
+        std::string text;
+        fields >> text;
+        x = std::strtod(text.c_str(), nullptr);
+      }
+      m[name] = std::move(v);
+    }
+    return m;
+  }();
+  return values;
+}
+
+template <class T>
+std::vector<T> numpy_array(const std::string& name) {
+  const auto it = numpy_values().find(name);
+  if (it == numpy_values().end()) {
+    ADD_FAILURE() << name << " is missing from counting_values.txt";
+    return {};
+  }
+  std::vector<T> out;
+  for (double v : it->second) {
+    out.push_back(static_cast<T>(v));
+  }
+  return out;
+}
+
+template <class T>
+void expect_same(const std::vector<T>& got, const std::vector<T>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(same_value(got[i], want[i])) << what << " at " << i << ": " << got[i] << " vs " << want[i];
+  }
+}
+
+}  // namespace
+
+TEST(CountingNumPyCases, HistogramDigitizeAndUniqueAllMatchNumPyExactly) {
+  NDCUDA_REQUIRE_GPU();
+  const auto x = nd::asarray(numpy_array<float>("hist_f32.x"));
+  const auto h = nd::histogram(x, 23);
+  expect_same(h.edges.to_host(), numpy_array<float>("hist_f32.edges"), "hist_f32.edges");
+  expect_same(h.counts.to_host(), numpy_array<std::int64_t>("hist_f32.counts"), "hist_f32.counts");
+  const auto hr = nd::histogram(x, 19, nd::bin_range{-30.1, 25.7});
+  expect_same(hr.edges.to_host(), numpy_array<float>("hist_f32_range.edges"), "hist_f32_range.edges");
+  expect_same(hr.counts.to_host(), numpy_array<std::int64_t>("hist_f32_range.counts"), "hist_f32_range.counts");
+
+  const auto xi = nd::asarray(numpy_array<std::int32_t>("hist_int.x"));
+  const auto edges = numpy_array<double>("hist_int.edges");
+  expect_same(nd::histogram(xi, nd::asarray(edges)).counts.to_host(), numpy_array<std::int64_t>("hist_int.counts"),
+              "hist_int.counts");
+  const std::vector<double> strict = {edges[0], edges[1], edges[3], edges[4], edges[5]};
+  const auto density = nd::histogram(xi, nd::asarray(strict), nd::density).counts.to_host();
+  const auto want_density = numpy_array<double>("hist_int.density");
+  ASSERT_EQ(density.size(), want_density.size());
+  for (std::size_t i = 0; i < density.size(); ++i) {
+    EXPECT_NEAR(density[i], want_density[i], 1e-15) << i;
+  }
+
+  const auto bins = nd::asarray(numpy_array<double>("digitize.bins"));
+  const auto xd = x.astype<double>();
+  expect_same(nd::digitize(xd, bins, true).to_host(), numpy_array<std::int64_t>("digitize.right"), "digitize.right");
+  expect_same(nd::digitize(xd, bins).to_host(), numpy_array<std::int64_t>("digitize.left"), "digitize.left");
+
+  const auto u = nd::unique_all(nd::asarray(numpy_array<double>("unique.x")));
+  expect_same(u.values.to_host(), numpy_array<double>("unique.values"), "unique.values");
+  expect_same(u.indices.to_host(), numpy_array<std::int64_t>("unique.indices"), "unique.indices");
+  expect_same(u.inverse_indices.to_host(), numpy_array<std::int64_t>("unique.inverse"), "unique.inverse");
+  expect_same(u.counts.to_host(), numpy_array<std::int64_t>("unique.counts"), "unique.counts");
 }
