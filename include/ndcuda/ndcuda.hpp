@@ -35,9 +35,11 @@
 #include <ndcuda/memory/statistics_adaptor.hpp>
 #include <ndcuda/memory/stats.hpp>
 #include <ndcuda/memory/transfer.hpp>
+#include <ndcuda/ops/counting.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/scans.hpp>
+#include <ndcuda/ops/selection.hpp>
 #include <ndcuda/ops/sorting.hpp>
 #include <ndcuda/random.hpp>
 #include <ndcuda/version.hpp>

@@ -69,6 +69,13 @@ class type_error : public error {
   using error::error;
 };
 
+/// A value an operation cannot accept although its shape and dtype are right (NumPy's ValueError
+/// for values: negative counts in bincount, bins that do not increase, an invalid choice index).
+class value_error : public error {
+ public:
+  using error::error;
+};
+
 /// An operation that cannot be recorded into the CUDA graph being captured on its stream.
 class capture_error : public error {
  public:

@@ -1,0 +1,122 @@
+// bincount, histogram and topk beside cudaMemcpy D2D of the same run: bincount of 2^26 int32 into
+// 256 bins (per-block shared counters; the length read on the host included, as in CuPy), a
+// 256-bin histogram of 2^26 floats with a given range, and topk(k=1000) of 2^26 float32 (a radix
+// select: a few histogram passes, then only the k candidates are sorted), plus a batched topk.
+// benchmarks/cupy/counting_cupy.py measures the same cases with CuPy.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <ndcuda/ndcuda.hpp>
+#include <random>
+#include <vector>
+
+#include "support/gpu_timing.hpp"
+
+namespace nd = ndcuda;
+using nd::bench::check;
+using nd::bench::have_gpu;
+using nd::bench::timed;
+
+namespace {
+
+nd::ndarray<float> random_floats(nd::index_t n) {
+  std::vector<float> host(static_cast<std::size_t>(n));
+  std::mt19937 g(12345);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& x : host) {
+    x = u(g);
+  }
+  return nd::asarray(host);
+}
+
+nd::ndarray<std::int32_t> random_bins(nd::index_t n, std::int32_t bins) {
+  std::vector<std::int32_t> host(static_cast<std::size_t>(n));
+  std::mt19937 g(12345);
+  std::uniform_int_distribution<std::int32_t> u(0, bins - 1);
+  for (auto& x : host) {
+    x = u(g);
+  }
+  return nd::asarray(host);
+}
+
+void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
+  state.SetItemsProcessed(state.iterations() * n);
+  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
+}
+
+// The baseline: a device-to-device copy of n 4-byte elements (counted as read + write).
+void BM_memcpy_d2d(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = nd::zeros<float>({n});
+  auto c = nd::empty<float>({n});
+  timed(state, a.stream(), [&] {
+    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
+          "cudaMemcpyAsync");
+  });
+  counters(state, n, 2 * sizeof(float));
+}
+
+// np.bincount(x) of n int32 in [0, 256): min and max read on the host for the length, then one
+// counting pass. Bytes: the input read once.
+void BM_bincount_int32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto x = random_bins(n, 256);
+  timed(state, x.stream(), [&] { benchmark::DoNotOptimize(nd::bincount(x)); });
+  counters(state, n, sizeof(std::int32_t));
+}
+
+// The same with a static length (nd::size(256)): no host read, capturable.
+void BM_bincount_int32_static(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto x = random_bins(n, 256);
+  timed(state, x.stream(), [&] { benchmark::DoNotOptimize(nd::bincount(x, nd::size(256))); });
+  counters(state, n, sizeof(std::int32_t));
+}
+
+// np.histogram(a, 256, range=(-1, 1)) of n float32.
+void BM_histogram_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = random_floats(n);
+  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::histogram(a, 256, nd::bin_range{-1.0, 1.0})); });
+  counters(state, n, sizeof(float));
+}
+
+// topk(a, 1000) of n float32: the 1000 largest, sorted, with int64 indices. Bytes: the input once.
+void BM_topk_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = random_floats(n);
+  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::topk(a, 1000)); });
+  counters(state, n, sizeof(float));
+}
+
+// topk(m, 16) along the rows of a 65536 x 1024 float32 matrix (the segmented-sort path).
+void BM_topk_rows_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto m = random_floats(65536 * 1024).reshape({65536, 1024});
+  timed(state, m.stream(), [&] { benchmark::DoNotOptimize(nd::topk(m, 16)); });
+  counters(state, 65536 * 1024, sizeof(float));
+}
+
+// The workaround topk replaces: a full sort, then the last k.
+void BM_sort_then_slice_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = random_floats(n);
+  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::sort(a)(nd::slice(n - 1000, nd::none)).copy()); });
+  counters(state, n, sizeof(float));
+}
+
+}  // namespace
+
+BENCHMARK(BM_memcpy_d2d)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_bincount_int32)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_bincount_int32_static)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_histogram_float32)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_topk_float32)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_topk_rows_float32)->UseManualTime();
+BENCHMARK(BM_sort_then_slice_float32)->Arg(1 << 26)->UseManualTime();

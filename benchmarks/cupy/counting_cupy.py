@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The cases of benchmarks/counting_bench.cpp measured with CuPy, for a side-by-side table.
+
+Each case is timed with CUDA events on CuPy's current stream (warm-up first), like the C++
+benchmark, and printed as one JSON object per line: name, n, ms (median), items_per_second,
+bytes_per_second (the same byte counts as the C++ counters). topk has no CuPy function: it is
+timed as argpartition followed by sorting the k values (what a CuPy user writes). Run on the GPU:
+
+    python3 benchmarks/cupy/counting_cupy.py [--repeat 20]
+"""
+import argparse
+import json
+
+import cupy as cp
+
+
+def timed(fn, repeat):
+    fn()  # warm-up: kernel compilation/loading, memory pool growth
+    cp.cuda.Stream.null.synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(repeat):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def report(name, n, bytes_per_item, ms):
+    seconds = ms / 1e3
+    print(json.dumps({"name": name, "n": n, "ms": round(ms, 4), "items_per_second": n / seconds,
+                      "bytes_per_second": n * bytes_per_item / seconds}), flush=True)
+
+
+def topk(a, k):
+    idx = cp.argpartition(a, a.size - k)[a.size - k:]
+    order = cp.argsort(-a[idx])
+    idx = idx[order]
+    return a[idx], idx
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    rng = cp.random.default_rng(12345)
+    print(json.dumps({"cupy": cp.__version__, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}))
+
+    n = 1 << 26
+    a = cp.zeros(n, dtype=cp.float32)
+    c = cp.empty_like(a)
+    ms = timed(lambda: cp.cuda.runtime.memcpyAsync(c.data.ptr, a.data.ptr, a.nbytes,
+                                                   cp.cuda.runtime.memcpyDeviceToDevice,
+                                                   cp.cuda.get_current_stream().ptr), args.repeat)
+    report("memcpy_d2d", n, 8, ms)
+    del a, c
+
+    x = rng.integers(0, 256, n, dtype=cp.int32)
+    report("bincount_int32", n, 4, timed(lambda: cp.bincount(x), args.repeat))
+    report("bincount_int32_static", n, 4, timed(lambda: cp.bincount(x, minlength=256), args.repeat))
+    del x
+
+    a = rng.uniform(-1, 1, n, dtype=cp.float32)
+    report("histogram_float32", n, 4, timed(lambda: cp.histogram(a, 256, range=(-1.0, 1.0)), args.repeat))
+    report("topk_float32", n, 4, timed(lambda: topk(a, 1000), args.repeat))
+    report("sort_then_slice_float32", n, 4, timed(lambda: cp.sort(a)[n - 1000:].copy(), args.repeat))
+    del a
+
+    m = rng.uniform(-1, 1, (65536, 1024), dtype=cp.float32)
+
+    def topk_rows():
+        idx = cp.argpartition(m, 1024 - 16, axis=1)[:, 1024 - 16:]
+        vals = cp.take_along_axis(m, idx, axis=1)
+        order = cp.argsort(-vals, axis=1)
+        return cp.take_along_axis(vals, order, axis=1), cp.take_along_axis(idx, order, axis=1)
+
+    report("topk_rows_float32", 65536 * 1024, 4, timed(topk_rows, args.repeat))
+
+
+if __name__ == "__main__":
+    main()

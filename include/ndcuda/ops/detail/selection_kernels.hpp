@@ -1,0 +1,21 @@
+// The type-erased device half of topk (src/ops/topk.cpp): a radix select for one long row, a
+// segmented sort for many rows. Builds on ops/codegen.hpp (leaf_ref) and device/.
+#pragma once
+
+#include <cstdint>
+#include <ndcuda/device/device.hpp>
+#include <ndcuda/device/stream.hpp>
+#include <ndcuda/ops/codegen.hpp>
+
+namespace ndcuda::detail {
+
+/// The k largest (or smallest) elements of each row of x (rows along its LAST axis), sorted
+/// (largest first, or smallest first), into the C-contiguous (rows..., k) `values` (x's dtype)
+/// and `indices` (positions within the row). NaN orders above +inf, as in NumPy's sort. Ties:
+/// any of the tied elements may be chosen.
+void topk_into(const leaf_ref& x, index_t k, bool largest, void* values, std::int64_t* indices, const stream& s);
+
+/// Compiles the topk kernels for `cc` without a device.
+void compile_topk_kernels(compute_capability cc);
+
+}  // namespace ndcuda::detail

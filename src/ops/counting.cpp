@@ -1,0 +1,250 @@
+// bincount and histogram binning on the device: NVRTC raw kernels (per-block shared-memory
+// counters, a binary search over the edges), instantiated per input dtype on first use.
+#include <map>
+#include <mutex>
+#include <ndcuda/core/error.hpp>
+#include <ndcuda/jit/raw_kernel.hpp>
+#include <ndcuda/ops/detail/counting_kernels.hpp>
+#include <string>
+#include <utility>
+
+namespace ndcuda::detail {
+namespace {
+
+// Shared counters cost 4 bytes (counts) or 8 bytes (weight sums) per bin; up to 32 KiB of them
+// leaves room for several blocks per SM.
+constexpr index_t shared_count_bins = 8192;
+constexpr index_t shared_sum_bins = 4096;
+
+constexpr const char* counting_source = R"(
+// One block's counts in shared memory (when `use_shared`), flushed once to the global counters:
+// far fewer global atomics than elements, and shared atomics are fast even on hot bins.
+template <class T>
+__global__ void nd_bincount(const T* x, unsigned long long n, unsigned long long* counts, long long nbins,
+                            int use_shared) {
+  extern __shared__ unsigned int shared_counts[];
+  if (use_shared) {
+    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) shared_counts[b] = 0;
+    __syncthreads();
+  }
+  const unsigned long long stride = 1ull * gridDim.x * blockDim.x;
+  unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x;
+  // Four independent loads in flight per thread before the atomics.
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    long long v[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) v[u] = (long long)x[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      if (v[u] >= 0 && v[u] < nbins) {
+        if (use_shared) atomicAdd(&shared_counts[v[u]], 1u);
+        else atomicAdd(&counts[v[u]], 1ull);
+      }
+    }
+  }
+  for (; i < n; i += stride) {
+    const long long v = (long long)x[i];
+    if (v >= 0 && v < nbins) {
+      if (use_shared) atomicAdd(&shared_counts[v], 1u);
+      else atomicAdd(&counts[v], 1ull);
+    }
+  }
+  if (use_shared) {
+    __syncthreads();
+    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) {
+      const unsigned int c = shared_counts[b];
+      if (c != 0) atomicAdd(&counts[b], (unsigned long long)c);
+    }
+  }
+}
+
+template <class T>
+__global__ void nd_bincount_weighted(const T* x, unsigned long long n, const double* w, double* sums,
+                                     long long nbins, int use_shared) {
+  extern __shared__ double shared_sums[];
+  if (use_shared) {
+    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) shared_sums[b] = 0.0;
+    __syncthreads();
+  }
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n;
+       i += 1ull * gridDim.x * blockDim.x) {
+    const long long v = (long long)x[i];
+    if (v >= 0 && v < nbins) {
+      if (use_shared) atomicAdd(&shared_sums[v], w[i]);
+      else atomicAdd(&sums[v], w[i]);
+    }
+  }
+  if (use_shared) {
+    __syncthreads();
+    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) {
+      const double c = shared_sums[b];
+      if (c != 0.0) atomicAdd(&sums[b], c);
+    }
+  }
+}
+
+// The bin of each element: the last edge <= x (a binary search), the last bin closed.
+template <class T>
+__global__ void nd_bin_index(const T* x, unsigned long long n, const double* edges, long long nedges,
+                             long long* out) {
+  const double first = edges[0];
+  const double last = edges[nedges - 1];
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n;
+       i += 1ull * gridDim.x * blockDim.x) {
+    const double v = (double)x[i];
+    long long b = -1;
+    if (v >= first && v <= last) {  // false for NaN
+      long long lo = 0, hi = nedges;
+      while (lo < hi) {
+        const long long mid = (lo + hi) / 2;
+        if (edges[mid] <= v) lo = mid + 1;
+        else hi = mid;
+      }
+      b = lo - 1;
+      if (b > nedges - 2) b = nedges - 2;
+    }
+    out[i] = b;
+  }
+}
+
+// np.linspace(lo, hi, n) as NumPy computes it: i * step + lo, rounded twice (no fused
+// multiply-add, which would change the last bit of some edges), the last edge exactly hi.
+extern "C" __global__ void nd_linspace_edges(double* out, double lo, double step, long long n, double hi) {
+  for (long long i = blockIdx.x * 1ll * blockDim.x + threadIdx.x; i < n; i += 1ll * gridDim.x * blockDim.x)
+    out[i] = i == n - 1 ? hi : __dadd_rn(__dmul_rn((double)i, step), lo);
+}
+
+template <class U>
+__global__ void nd_gather(const U* in, U* out, const long long* idx, unsigned long long n,
+                          unsigned long long units) {
+  const unsigned long long total = n * units;
+  for (unsigned long long t = blockIdx.x * 1ull * blockDim.x + threadIdx.x; t < total;
+       t += 1ull * gridDim.x * blockDim.x) {
+    const unsigned long long e = t / units;
+    out[t] = in[(unsigned long long)idx[e] * units + (t - e * units)];
+  }
+}
+)";
+
+/// The C++ spelling of a dtype's element type inside the kernel source (bool is read as its byte).
+const char* c_type(dtype t) {
+  switch (t) {
+    case dtype::bool_:
+    case dtype::uint8:
+      return "unsigned char";
+    case dtype::int8:
+      return "signed char";
+    case dtype::int16:
+      return "short";
+    case dtype::uint16:
+      return "unsigned short";
+    case dtype::int32:
+      return "int";
+    case dtype::uint32:
+      return "unsigned int";
+    case dtype::int64:
+      return "long long";
+    case dtype::uint64:
+      return "unsigned long long";
+    case dtype::float32:
+      return "float";
+    case dtype::float64:
+      return "double";
+    default:
+      throw type_error("counting kernels: no kernel for " + std::string(name(t)) +
+                       "; convert with astype<float>() first");
+  }
+}
+
+/// One raw_kernel per name expression, made once and shared (each compiles once per device).
+const raw_kernel& kernel(const std::string& name) {
+  static std::mutex mutex;
+  static std::map<std::string, raw_kernel> kernels;
+  const std::lock_guard lock(mutex);
+  auto it = kernels.find(name);
+  if (it == kernels.end()) {
+    it = kernels.emplace(name, raw_kernel(counting_source, name)).first;
+  }
+  return it->second;
+}
+
+std::string instance(const char* kernel_name, dtype t) {
+  return std::string(kernel_name) + "<" + c_type(t) + ">";
+}
+
+const char* unit_type(std::size_t unit) {
+  return unit == 8 ? "unsigned long long" : unit == 4 ? "unsigned int" : unit == 2 ? "unsigned short" : "unsigned char";
+}
+
+}  // namespace
+
+void bincount_into(dtype idx_type, const void* idx, index_t n, const double* weights, index_t nbins,
+                   std::int64_t* counts, double* sums, const stream& s) {
+  if (n == 0 || nbins == 0) {
+    return;
+  }
+  const auto un = static_cast<unsigned long long>(n);
+  const auto bins = static_cast<long long>(nbins);
+  if (weights == nullptr) {
+    const int use_shared = nbins <= shared_count_bins ? 1 : 0;
+    const std::size_t shared = use_shared ? static_cast<std::size_t>(nbins) * sizeof(unsigned) : 0;
+    const raw_kernel& k = kernel(instance("nd_bincount", idx_type));
+    k.launch(k.occupancy_config(static_cast<std::size_t>(n), s, shared), s, idx, un, counts, bins, use_shared);
+  } else {
+    const int use_shared = nbins <= shared_sum_bins ? 1 : 0;
+    const std::size_t shared = use_shared ? static_cast<std::size_t>(nbins) * sizeof(double) : 0;
+    const raw_kernel& k = kernel(instance("nd_bincount_weighted", idx_type));
+    k.launch(k.occupancy_config(static_cast<std::size_t>(n), s, shared), s, idx, un, weights, sums, bins, use_shared);
+  }
+}
+
+void bin_index_into(dtype x_type, const void* x, index_t n, const double* edges, index_t nedges, std::int64_t* out,
+                    const stream& s) {
+  if (n == 0) {
+    return;
+  }
+  if (nedges < 2) {
+    throw shape_error("histogram: the bin edges must have at least 2 elements, got " + std::to_string(nedges));
+  }
+  const raw_kernel& k = kernel(instance("nd_bin_index", x_type));
+  k.launch(k.occupancy_config(static_cast<std::size_t>(n), s), s, x, static_cast<unsigned long long>(n), edges,
+           static_cast<long long>(nedges), out);
+}
+
+void linspace_edges(double* out, double lo, double hi, index_t n, const stream& s) {
+  if (n <= 0) {
+    return;
+  }
+  const double step = n > 1 ? (hi - lo) / static_cast<double>(n - 1) : 0.0;
+  const raw_kernel& k = kernel("nd_linspace_edges");
+  k.launch(k.occupancy_config(static_cast<std::size_t>(n), s), s, out, lo, step, static_cast<long long>(n), hi);
+}
+
+void gather_elements(const void* in, void* out, const std::int64_t* idx, index_t n, std::size_t itemsize,
+                     const stream& s) {
+  if (n == 0 || itemsize == 0) {
+    return;
+  }
+  const std::size_t unit = itemsize % 8 == 0 ? 8 : itemsize % 4 == 0 ? 4 : itemsize % 2 == 0 ? 2 : 1;
+  const auto units = static_cast<unsigned long long>(itemsize / unit);
+  const raw_kernel& k = kernel(std::string("nd_gather<") + unit_type(unit) + ">");
+  k.launch(k.occupancy_config(static_cast<std::size_t>(n) * units, s), s, in, out, idx,
+           static_cast<unsigned long long>(n), units);
+}
+
+void compile_counting_kernels(compute_capability cc) {
+  for (dtype t : {dtype::bool_, dtype::int8, dtype::int16, dtype::int32, dtype::int64, dtype::uint8, dtype::uint16,
+                  dtype::uint32, dtype::uint64}) {
+    kernel(instance("nd_bincount", t)).compile(cc);
+    kernel(instance("nd_bincount_weighted", t)).compile(cc);
+  }
+  for (dtype t : {dtype::int32, dtype::int64, dtype::uint64, dtype::float32, dtype::float64}) {
+    kernel(instance("nd_bin_index", t)).compile(cc);
+  }
+  kernel("nd_linspace_edges").compile(cc);
+  for (std::size_t unit : {1, 2, 4, 8}) {
+    kernel(std::string("nd_gather<") + unit_type(unit) + ">").compile(cc);
+  }
+}
+
+}  // namespace ndcuda::detail
