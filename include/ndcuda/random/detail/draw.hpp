@@ -75,7 +75,7 @@ void collect(const random_leaf<E, W, D>& x, L& out) {
 
 template <int E, int W, dtype D>
 struct emitter<random_leaf<E, W, D>> {
-  static node_code emit(emit_context& c) { return {"in" + std::to_string(c.mapping[c.next_array++]), D}; }
+  static node_code emit(emit_context& c) { return {input_name(c.mapping[c.next_array++]), D}; }
 };
 
 }  // namespace ndcuda::detail
