@@ -49,7 +49,7 @@ void collect(const expr<Op, A...>& x, L& out) {
 }
 
 struct emit_context {
-  const std::uint8_t* mapping;
+  const std::uint8_t* mapping = nullptr;
   int next_array = 0;
   int next_scalar = 0;
 };
