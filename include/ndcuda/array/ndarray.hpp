@@ -102,12 +102,12 @@ class ndarray {
 
   /// Writes `other`'s elements, broadcast to shape() and converted as astype would: no allocation
   /// unless `other` overlaps this view with a different layout (then through a temporary).
+  /// A prvalue `other` binds here too: writing elements can throw, so there is deliberately no
+  /// (necessarily noexcept) move-assignment from an rvalue view.
   ndarray& operator=(const ndarray& other) && {
-    assign_elements(other);
-    return *this;
-  }
-  ndarray& operator=(ndarray&& other) && {  // NOLINT(performance-move-constructor-init): writes elements
-    assign_elements(other);
+    if (this != &other) {  // a view assigned to itself already holds its elements
+      assign_elements(other);
+    }
     return *this;
   }
   template <array_element U>

@@ -19,6 +19,12 @@ struct node_code {
   dtype value;
 };
 
+/// The kernel's names for input array `index` ("in3") and scalar parameter `index` ("s0"). Out of
+/// line on purpose: "in" + std::to_string(i) inlined into a user's Release build makes g++ 12 warn
+/// (-Wrestrict, a false positive in libstdc++'s string insert).
+[[nodiscard]] std::string input_name(int index);
+[[nodiscard]] std::string scalar_name(int index);
+
 /// `args` converted to `input`'s compute type and combined as `s` spells; the result has
 /// compute_type(result).
 [[nodiscard]] node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args);

@@ -48,7 +48,7 @@ void collect(const expr<Op, A...>& x, L& out) {
 }
 
 struct emit_context {
-  const std::uint8_t* mapping;
+  const std::uint8_t* mapping = nullptr;
   int next_array = 0;
   int next_scalar = 0;
 };
@@ -57,11 +57,11 @@ template <class X>
 struct emitter;
 template <class E>
 struct emitter<array_leaf<E>> {
-  static node_code emit(emit_context& c) { return {"in" + std::to_string(c.mapping[c.next_array++]), dtype_of<E>}; }
+  static node_code emit(emit_context& c) { return {input_name(c.mapping[c.next_array++]), dtype_of<E>}; }
 };
 template <dtype D>
 struct emitter<scalar_leaf<D>> {
-  static node_code emit(emit_context& c) { return {"s" + std::to_string(c.next_scalar++), D}; }
+  static node_code emit(emit_context& c) { return {scalar_name(c.next_scalar++), D}; }
 };
 template <class Op, class... A>
 struct emitter<expr<Op, A...>> {

@@ -27,10 +27,10 @@ static_assert(sizeof(source_param) == ndcuda::detail::source_param_size);
 /// What one draw reserved: its key, the device cell its offset is written to (kept alive by
 /// `owner`), and the stream and device it was made on.
 struct reservation {
-  source_param param;
+  source_param param{};
   std::shared_ptr<const void> owner;
   ndcuda::stream s;  // aggregate-initialised: a default stream would create one
-  int device;
+  int device = 0;
 };
 
 template <int E, int W>
@@ -75,7 +75,7 @@ void collect(const random_leaf<E, W, D>& x, L& out) {
 
 template <int E, int W, dtype D>
 struct emitter<random_leaf<E, W, D>> {
-  static node_code emit(emit_context& c) { return {"in" + std::to_string(c.mapping[c.next_array++]), D}; }
+  static node_code emit(emit_context& c) { return {input_name(c.mapping[c.next_array++]), D}; }
 };
 
 }  // namespace ndcuda::detail
