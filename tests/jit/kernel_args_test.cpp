@@ -34,7 +34,7 @@ TEST(KernelArgs, SpellsTheParameterList) {
   EXPECT_EQ(args.declaration(),
             "float* out, const float* in0, ndcuda::philox_source<1, 2> in1, ndcuda::complex<float> s0, "
             "ndcuda::strided_indexer<2, 3, int> index, int n, double param");
-  EXPECT_EQ(args.size(), 6u);
+  EXPECT_EQ(args.size(), 7u);
   EXPECT_EQ(args[2].bytes, jd::source_param_bytes);
   EXPECT_EQ(args[3].bytes, 8u);
   EXPECT_EQ(args[4].bytes, (1u + 2u + 2u * 3u) * 4u);
