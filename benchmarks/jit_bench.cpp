@@ -167,7 +167,8 @@ void module_load_baseline(benchmark::State& state) {
                                                  reinterpret_cast<std::uintptr_t>(a.x),
                                                  reinterpret_cast<std::uintptr_t>(a.y)};
   const jd::elementwise_plan plan = jd::plan_contiguous(elements, addresses, state_of.itemsizes);
-  const auto program = jd::global_program_cache().get(state_of.variant(plan).key_for(jd::select_target(device_arch())));
+  const auto program =
+      jd::global_program_cache().get(state_of.variant(plan).kernel.key_for(jd::select_target(device_arch())));
   int n = elements;
   const float* x = a.x;
   const float* y = a.y;

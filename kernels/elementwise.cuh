@@ -39,14 +39,13 @@ __forceinline__ void apply_strided(const Op& op, Out* out, const IndexT (&offset
   op(out[offset[0]], in[offset[I + 1]]...);
 }
 
-/// Must match tile_edge and tile_block_rows in src/jit/elementwise_plan.hpp.
-constexpr int tile_edge = 32;
-constexpr int tile_block_rows = 8;
-/// The 2-d variant runs rows narrower than this as one flat loop (host: narrow_columns).
-constexpr int narrow_columns = 32;
+// The tiled variant's tile edge (EDGE) and block rows (ROWS), and the 2-d variant's narrow-row
+// threshold (NARROW), are template parameters: the generator passes the host's values
+// (src/jit/elementwise_plan.hpp), so they are written in one place.
+
 /// One staged input's tile in bytes: edge x (edge + 1) elements, rounded to 16 (host: tile_bytes).
-template <class T>
-constexpr unsigned tile_bytes = (tile_edge * (tile_edge + 1) * sizeof(T) + 15) / 16 * 16;
+template <int EDGE, class T>
+constexpr unsigned tile_bytes = (EDGE * (EDGE + 1) * sizeof(T) + 15) / 16 * 16;
 
 /// An input of the tiled variant: its accessor (a pointer, or a computed input that the host never
 /// stages) and strides, and its tile when it is staged.
@@ -59,9 +58,10 @@ struct tiled_input {
 };
 
 // Input I's tile sits after those of the staged inputs before it (the host sums the same sizes).
-template <int I, class... In>
+template <int EDGE, int I, class... In>
 __forceinline__ unsigned tile_offset(unsigned staged) {
-  const unsigned bytes[] = {0u, tile_bytes<typename element_of<In>::type>...};  // the leading 0: no zero-size array
+  const unsigned bytes[] = {0u,
+                            tile_bytes<EDGE, typename element_of<In>::type>...};  // the leading 0: no zero-size array
   unsigned offset = 0;
 #pragma unroll
   for (int j = 0; j < I; ++j) offset += (staged >> j & 1u) ? bytes[j + 1] : 0u;
@@ -70,67 +70,67 @@ __forceinline__ unsigned tile_offset(unsigned staged) {
 
 // Loads a staged input's part of the tile at (r0, c0): consecutive threads take consecutive rows,
 // along which a transposed input is dense, so the loads coalesce. Stored as tile[column][row].
-template <class A, class IndexT>
+template <int EDGE, int ROWS, class A, class IndexT>
 __forceinline__ void stage(const tiled_input<A, IndexT>& in, IndexT r0, IndexT c0, IndexT rows, IndexT cols) {
   if (in.tile == nullptr) return;
   const IndexT r = r0 + IndexT(threadIdx.x);
 #pragma unroll
-  for (int k = 0; k < tile_edge; k += tile_block_rows) {
+  for (int k = 0; k < EDGE; k += ROWS) {
     const int column = int(threadIdx.y) + k;
     const IndexT c = c0 + IndexT(column);
-    if (r < rows && c < cols)
-      in.tile[column * (tile_edge + 1) + int(threadIdx.x)] = in.data[r * in.outer + c * in.inner];
+    if (r < rows && c < cols) in.tile[column * (EDGE + 1) + int(threadIdx.x)] = in.data[r * in.outer + c * in.inner];
   }
 }
 
-template <class A, class IndexT>
+template <int EDGE, class A, class IndexT>
 __forceinline__ typename element_of<A>::type tiled_element(const tiled_input<A, IndexT>& in, IndexT r, IndexT c,
                                                            int row, int column) {
-  return in.tile != nullptr ? in.tile[column * (tile_edge + 1) + row] : in.data[r * in.outer + c * in.inner];
+  return in.tile != nullptr ? in.tile[column * (EDGE + 1) + row] : in.data[r * in.outer + c * in.inner];
 }
 
-template <class IndexT, class Op, class Out, class... In>
+template <int EDGE, int ROWS, class IndexT, class Op, class Out, class... In>
 __forceinline__ void tiled_loop(const Op& op, IndexT rows, IndexT cols, Out* out, IndexT out_outer, IndexT out_inner,
                                 const tiled_input<In, IndexT>&... in) {
-  const IndexT across = (cols + tile_edge - 1) / tile_edge;
-  const IndexT tiles = across * ((rows + tile_edge - 1) / tile_edge);
+  const IndexT across = (cols + EDGE - 1) / EDGE;
+  const IndexT tiles = across * ((rows + EDGE - 1) / EDGE);
   const int column = int(threadIdx.x);
   for (IndexT t = IndexT(blockIdx.x); t < tiles; t += IndexT(gridDim.x)) {
     const IndexT tile_row = t / across;
-    const IndexT r0 = tile_row * tile_edge;
-    const IndexT c0 = (t - tile_row * across) * tile_edge;
-    (stage(in, r0, c0, rows, cols), ...);
+    const IndexT r0 = tile_row * EDGE;
+    const IndexT c0 = (t - tile_row * across) * EDGE;
+    (stage<EDGE, ROWS>(in, r0, c0, rows, cols), ...);
     __syncthreads();
     // Threads along x take consecutive columns: the output (inner stride 1) is written coalesced,
     // staged inputs are read across the tile's padded rows without bank conflicts.
     const IndexT c = c0 + IndexT(column);
 #pragma unroll
-    for (int k = 0; k < tile_edge; k += tile_block_rows) {
+    for (int k = 0; k < EDGE; k += ROWS) {
       const int row = int(threadIdx.y) + k;
       const IndexT r = r0 + IndexT(row);
-      if (r < rows && c < cols) op(out[r * out_outer + c * out_inner], tiled_element(in, r, c, row, column)...);
+      if (r < rows && c < cols) op(out[r * out_outer + c * out_inner], tiled_element<EDGE>(in, r, c, row, column)...);
     }
     __syncthreads();  // before the next tile overwrites this one
   }
 }
 
-template <class IndexT, class Op, class Out, int... I, class... In>
+template <int EDGE, int ROWS, class IndexT, class Op, class Out, int... I, class... In>
 __forceinline__ void tiled(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index, unsigned staged,
                            Out* out, index_list<I...>, const In... in) {
   extern __shared__ __align__(16) unsigned char tile_memory[];
-  tiled_loop(op, index.shape[0], index.shape[1], out, index.strides[0][0], index.strides[0][1],
-             tiled_input<In, IndexT>{in,
-                                     (staged >> I & 1u) ? reinterpret_cast<typename element_of<In>::type*>(
-                                                              tile_memory + tile_offset<I, In...>(staged))
-                                                        : nullptr,
-                                     index.strides[I + 1][0], index.strides[I + 1][1]}...);
+  tiled_loop<EDGE, ROWS>(
+      op, index.shape[0], index.shape[1], out, index.strides[0][0], index.strides[0][1],
+      tiled_input<In, IndexT>{in,
+                              (staged >> I & 1u) ? reinterpret_cast<typename element_of<In>::type*>(
+                                                       tile_memory + tile_offset<EDGE, I, In...>(staged))
+                                                 : nullptr,
+                              index.strides[I + 1][0], index.strides[I + 1][1]}...);
 }
 
-template <class IndexT, class Op, class Out, int... I, class... In>
+template <int NARROW, class IndexT, class Op, class Out, int... I, class... In>
 __forceinline__ void rows_and_columns(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index,
                                       Out* out, index_list<I...>, const In... in) {
   constexpr int NARGS = 1 + sizeof...(In);
-  if (index.shape[1] < narrow_columns) {
+  if (index.shape[1] < NARROW) {
     // Rows narrower than a warp would idle most lanes: one flat loop, one div per element. The
     // host launches a 1-d grid here (same threshold).
     const IndexT step = IndexT(gridDim.x) * IndexT(blockDim.x);
@@ -231,10 +231,11 @@ __forceinline__ void elementwise_strided(const Op& op, const strided_indexer<NDI
 
 /// Two dimensions, any strides: blockIdx.y and threadIdx.y walk rows, x walks columns (both
 /// grid-stride), so the per-element div/mod of the N-d indexer is gone. Outer broadcasts run here.
-template <class IndexT, class Op, class Out, class... In>
+/// Rows narrower than NARROW run as one flat loop (the host launches a 1-d grid for them).
+template <int NARROW, class IndexT, class Op, class Out, class... In>
 __forceinline__ void elementwise_2d(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index, Out* out,
                                     const In... in) {
-  detail::rows_and_columns(op, index, out, typename make_index_list<sizeof...(In)>::type(), in...);
+  detail::rows_and_columns<NARROW>(op, index, out, typename make_index_list<sizeof...(In)>::type(), in...);
 }
 
 /// Two dimensions, the output dense along its rows (inner stride 1) and every input dense (1) or
@@ -249,13 +250,13 @@ __forceinline__ void elementwise_2d_vector(const Op& op, const strided_indexer<2
 }
 
 /// Two dimensions, some inputs transposed relative to the output (bit i of `staged`: input i):
-/// those pass through a tile_edge-square shared-memory tile per block (dynamic shared memory, as
-/// the host sized it), so both their reads and the output's writes coalesce. Blocks are
-/// tile_edge x tile_block_rows threads and walk the tiles grid-stride along blockIdx.x.
-template <class IndexT, class Op, class Out, class... In>
+/// those pass through an EDGE-square shared-memory tile per block (dynamic shared memory, as the
+/// host sized it), so both their reads and the output's writes coalesce. Blocks are EDGE x ROWS
+/// threads and walk the tiles grid-stride along blockIdx.x.
+template <int EDGE, int ROWS, class IndexT, class Op, class Out, class... In>
 __forceinline__ void elementwise_tiled(const Op& op, const strided_indexer<2, 1 + sizeof...(In), IndexT>& index,
                                        unsigned staged, Out* out, const In... in) {
-  detail::tiled(op, index, staged, out, typename make_index_list<sizeof...(In)>::type(), in...);
+  detail::tiled<EDGE, ROWS>(op, index, staged, out, typename make_index_list<sizeof...(In)>::type(), in...);
 }
 
 }  // namespace ndcuda

@@ -9,8 +9,6 @@
 #include <string>
 #include <utility>
 
-#include "interop/type_names.hpp"
-
 namespace ndcuda {
 namespace {
 
@@ -90,7 +88,7 @@ dlpack_import check_tensor(const DLTensor& t, dtype expected) {
   }
   if (*held != expected) {
     refuse("it holds " + std::string(name(*held)) + " but " + std::string(name(expected)) +
-           " was asked for; import it as from_dlpack<" + std::string(detail::cpp_type_name(*held)) +
+           " was asked for; import it as from_dlpack<" + std::string(cpp_type_name(*held)) +
            ">, or convert it in the producer first");
   }
   switch (t.device.device_type) {

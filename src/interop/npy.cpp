@@ -14,7 +14,6 @@
 #include <system_error>
 
 #include "interop/npy_detail.hpp"
-#include "interop/type_names.hpp"
 
 namespace ndcuda {
 namespace {
@@ -256,9 +255,9 @@ std::vector<std::byte> npy_fortran_to_c_order(std::span<const std::byte> data, s
 
 std::string npy_dtype_mismatch_message(const std::filesystem::path& path, dtype held, dtype asked) {
   const std::string held_name(name(held));
-  return quoted(path) + " holds " + held_name + ", load_npy<" + std::string(detail::cpp_type_name(asked)) +
-         "> asked for " + std::string(name(asked)) + "; load it with load_npy<" +
-         std::string(detail::cpp_type_name(held)) + "> or convert the array in NumPy with astype before saving";
+  return quoted(path) + " holds " + held_name + ", load_npy<" + std::string(cpp_type_name(asked)) + "> asked for " +
+         std::string(name(asked)) + "; load it with load_npy<" + std::string(cpp_type_name(held)) +
+         "> or convert the array in NumPy with astype before saving";
 }
 
 }  // namespace ndcuda

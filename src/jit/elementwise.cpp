@@ -31,12 +31,11 @@ std::pair<dim3, dim3> geometry(const loaded_kernel& k, index_t work) {
 // A 1-d launch of `plan`: the contiguous variant's threads take one aligned vector each (the
 // tail of fewer than `vector` elements goes to the first threads), so it needs size / vector
 // threads; the strided variant a thread per element.
-void run(const kernel_state& state, const loaded_kernel& k, const elementwise_plan& plan, const stream& s, void** args,
-         const std::size_t* sizes, std::size_t count) {
-  check_arguments(k, sizes, count);
+void run(const kernel_state& state, const loaded_kernel& k, const elementwise_plan& plan, const stream& s,
+         kernel_args::packer& args) {
   const index_t work = plan.contiguous ? (plan.size + plan.vector - 1) / plan.vector : plan.size;
   const auto [grid, block] = geometry(k, work);
-  launch(k, grid, block, 0, static_cast<CUstream>(s.handle()), args, state.waits_first);
+  args.launch(k, grid, block, 0, static_cast<CUstream>(s.handle()), state.waits_first);
 }
 
 index_t ceil_div(index_t a, index_t b) {
@@ -140,18 +139,20 @@ elementwise_state::elementwise_state(std::string body_text, std::string kernel_n
   }
 }
 
-const kernel_state& elementwise_state::variant(const elementwise_plan& plan) const {
+const generated_kernel& elementwise_state::variant(const elementwise_plan& plan) const {
   const auto id = static_cast<std::size_t>(plan.variant());
-  if (const kernel_state* k = variants_[id].load(std::memory_order_acquire)) {
+  if (const generated_kernel* k = variants_[id].load(std::memory_order_acquire)) {
     return *k;
   }
   std::lock_guard lock(mutex_);
-  if (const kernel_state* k = variants_[id].load(std::memory_order_acquire)) {
+  if (const generated_kernel* k = variants_[id].load(std::memory_order_acquire)) {
     return *k;
   }
-  owned_.push_back(std::make_unique<kernel_state>(elementwise_source(body, name, signature, plan),
-                                                  elementwise_kernel_name(name, plan), generated_kernel_options(),
-                                                  cache, /*waits_first=*/true));
+  // kernel_state is not movable: built in place.
+  owned_.emplace_back(new generated_kernel{
+      elementwise_args(signature, plan),
+      kernel_state(elementwise_source(body, name, signature, plan), elementwise_kernel_name(name, plan),
+                   generated_kernel_options(), cache, /*waits_first=*/true)});
   variants_[id].store(owned_.back().get(), std::memory_order_release);
   return *owned_.back();
 }
@@ -175,35 +176,17 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
   }
   const std::size_t inputs = state.signature.in.size();
   std::array<std::uintptr_t, elementwise_max_inputs + 1> addresses{};
-  std::array<const void*, elementwise_max_inputs + 1> pointers{};
-  pointers[0] = out;
   addresses[0] = reinterpret_cast<std::uintptr_t>(out);
   for (std::size_t i = 0; i < inputs; ++i) {
-    pointers[i + 1] = in[i];
     // A computed input has no memory to align: `in[i]` is its parameter block on the host.
     addresses[i + 1] = state.signature.is_source(i) ? 0 : reinterpret_cast<std::uintptr_t>(in[i]);
   }
   const elementwise_plan plan = plan_contiguous(n, {addresses.data(), inputs + 1}, state.itemsizes);
-  const kernel_state& variant = state.variant(plan);
-  const loaded_kernel& k = variant.on_device(s.device());
-
-  std::array<void*, elementwise_max_inputs + elementwise_max_scalars + 2> args{};
-  std::array<std::size_t, elementwise_max_inputs + elementwise_max_scalars + 2> sizes{};
-  for (std::size_t i = 0; i <= inputs; ++i) {
-    const bool source = i > 0 && state.signature.is_source(i - 1);
-    args[i] = source ? const_cast<void*>(pointers[i]) : const_cast<void**>(&pointers[i]);
-    sizes[i] = source ? source_param_bytes : sizeof(void*);
-  }
-  std::size_t count = inputs + 1;
-  for (std::size_t i = 0; i < state.signature.scalars.size(); ++i, ++count) {
-    args[count] = const_cast<void*>(scalars[i]);
-    sizes[count] = itemsize(state.signature.scalars[i]);
-  }
-  auto n32 = static_cast<std::int32_t>(plan.index64 ? 0 : n);
-  auto n64 = static_cast<std::int64_t>(n);
-  args[count] = plan.index64 ? static_cast<void*>(&n64) : static_cast<void*>(&n32);
-  sizes[count] = plan.index64 ? sizeof n64 : sizeof n32;
-  run(variant, k, plan, s, args.data(), sizes.data(), count + 1);
+  const generated_kernel& variant = state.variant(plan);
+  const loaded_kernel& k = variant.kernel.on_device(s.device());
+  kernel_args::packer args(variant.args);
+  args.pointer(out).inputs(in, inputs).scalars(scalars, state.signature.scalars.size()).index(n);
+  run(variant.kernel, k, plan, s, args);
 }
 
 void launch_elementwise(const elementwise_state& state, const operand& out, std::span<const operand> in,
@@ -251,60 +234,32 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
     launch_elementwise(state, plan.size, const_cast<void*>(out.data), pointers.data(), s, scalars);
     return;
   }
-  const kernel_state& variant = state.variant(plan);
-  const loaded_kernel& k = variant.on_device(s.device());
-
-  // The indexer parameter, laid out as kernels/indexer.cuh declares it: size, shape, strides.
-  std::vector<std::int64_t> wide;
-  wide.push_back(plan.size);
-  wide.insert(wide.end(), plan.shape.begin(), plan.shape.end());
-  for (const strides_t& st : plan.strides) {
-    wide.insert(wide.end(), st.begin(), st.end());
-  }
-  std::vector<std::int32_t> narrow(wide.begin(), wide.end());  // values checked to fit by the plan
-  void* indexer = plan.index64 ? static_cast<void*>(wide.data()) : static_cast<void*>(narrow.data());
-  const std::size_t indexer_bytes =
-      plan.index64 ? wide.size() * sizeof(std::int64_t) : narrow.size() * sizeof(std::int32_t);
-
-  std::vector<const void*> pointers;
-  pointers.push_back(out.data);
+  const generated_kernel& variant = state.variant(plan);
+  const loaded_kernel& k = variant.kernel.on_device(s.device());
+  kernel_args::packer args(variant.args);
+  args.pointer(out.data);
   for (const operand& o : in) {
-    pointers.push_back(o.data);
+    args.input(o.data);
   }
-  std::vector<void*> args;
-  std::vector<std::size_t> sizes;
-  for (std::size_t i = 0; i < pointers.size(); ++i) {
-    const bool source = i > 0 && state.signature.is_source(i - 1);
-    args.push_back(source ? const_cast<void*>(pointers[i]) : const_cast<void**>(&pointers[i]));
-    sizes.push_back(source ? source_param_bytes : sizeof(void*));
-  }
-  for (std::size_t i = 0; i < state.signature.scalars.size(); ++i) {
-    args.push_back(const_cast<void*>(scalars[i]));
-    sizes.push_back(itemsize(state.signature.scalars[i]));
-  }
-  args.push_back(indexer);
-  sizes.push_back(indexer_bytes);
-  std::uint32_t staged = plan.staged;
+  args.scalars(scalars, state.signature.scalars.size()).indexer(plan.size, plan.shape, plan.strides);
   if (plan.tiled()) {
-    args.push_back(&staged);
-    sizes.push_back(sizeof staged);
+    args.value(plan.staged);
   }
   if (plan.contiguous || plan.ndim() != 2 || (!plan.tiled() && plan.shape[1] < narrow_columns)) {
-    run(variant, k, plan, s, args.data(), sizes.data(), args.size());
+    run(variant.kernel, k, plan, s, args);
     return;
   }
-  check_arguments(k, sizes.data(), args.size());
   const auto [grid, block] = plan.tiled()         ? geometry_tiled(k, plan.shape[0], plan.shape[1])
                              : plan.row_vectors() ? geometry_row_vectors(k, plan.shape[0], plan.shape[1] / plan.vector)
                                                   : geometry_2d(k, plan.shape[0], plan.shape[1]);
-  launch(k, grid, block, plan.shared_bytes, static_cast<CUstream>(s.handle()), args.data(), variant.waits_first);
+  args.launch(k, grid, block, plan.shared_bytes, static_cast<CUstream>(s.handle()), variant.kernel.waits_first);
 }
 
 void compile_elementwise(const elementwise_state& state, compute_capability cc) {
   // The variant nearly every first launch uses: dense, 32-bit, vectors as wide as 16 bytes allow.
   std::vector<std::uintptr_t> aligned(state.itemsizes.size(), 256);
   const elementwise_plan plan = plan_contiguous(1024, aligned, state.itemsizes);
-  compile_for(state.variant(plan), cc);
+  compile_for(state.variant(plan).kernel, cc);
 }
 
 }  // namespace ndcuda::jit::detail

@@ -24,11 +24,12 @@ inline constexpr int elementwise_variant_count = 20 + 2 * elementwise_max_ndim;
 /// Threads per block of the vectorised 2-d variant (its kernels' launch bound).
 inline constexpr int row_vector_block = 256;
 /// The tiled variant's tile edge and its block (tile_edge x tile_block_rows threads, each thread
-/// covering tile_edge / tile_block_rows rows): must match kernels/elementwise.cuh.
+/// covering tile_edge / tile_block_rows rows). The generator passes both to kernels/elementwise.cuh's
+/// templates, so this is their only definition.
 inline constexpr int tile_edge = 32;
 inline constexpr int tile_block_rows = 8;
 /// The 2-d variant runs rows narrower than this as one flat loop over a 1-d grid (a block per
-/// row would leave most of a warp idle): must match kernels/elementwise.cuh.
+/// row would leave most of a warp idle); passed to elementwise_2d<NARROW> the same way.
 inline constexpr index_t narrow_columns = 32;
 /// A transposed input is staged only when both iteration extents reach this: a tile mostly
 /// outside a thin iteration leaves most of its threads idle.

@@ -10,10 +10,6 @@ namespace {
 
 constexpr const char* aliases[] = {"x", "y", "z", "w"};
 
-std::string index_type(const elementwise_plan& plan) {
-  return plan.index64 ? "long long" : "int";
-}
-
 }  // namespace
 
 void check_kernel_identifier(std::string_view name, std::string_view what) {
@@ -45,6 +41,22 @@ std::string elementwise_kernel_name(std::string_view name, const elementwise_pla
   return kernel;
 }
 
+kernel_args elementwise_args(const elementwise_signature& signature, const elementwise_plan& plan) {
+  kernel_args args(plan.index64);
+  args.pointer(std::string(cuda_type_name(signature.out)) + "*", "out")
+      .inputs(signature.in, signature.sources)
+      .scalars(signature.scalars);  // by value after the pointers; the body object carries them
+  if (plan.contiguous) {
+    args.index("n");
+  } else {
+    args.indexer("index", plan.ndim(), static_cast<int>(signature.in.size()) + 1);
+    if (plan.tiled()) {
+      args.value("unsigned", "staged", sizeof(std::uint32_t));
+    }
+  }
+  return args;
+}
+
 std::string elementwise_source(std::string_view body, std::string_view name, const elementwise_signature& signature,
                                const elementwise_plan& plan) {
   const std::string out_type(cuda_type_name(signature.out));
@@ -62,7 +74,6 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
            body.find(cuda_type_name(t)) != std::string_view::npos;
   };
   const std::string kernel = elementwise_kernel_name(name, plan);
-  const std::string index = index_type(plan);
 
   std::string s;
   int line = 1;
@@ -111,48 +122,44 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
   emit("  }");
   emit("};");
   emit("");
-  std::string kernel_params = out_type + "* out";
+  const kernel_args args = elementwise_args(signature, plan);
+  const std::string index(args.index_type());
   std::string call_args;
   for (std::size_t i = 0; i < in_types.size(); ++i) {
-    kernel_params += signature.is_source(i) ? ", " + signature.sources[i] + " in" + std::to_string(i)
-                                            : ", const " + in_types[i] + "* in" + std::to_string(i);
     call_args += ", in" + std::to_string(i);
   }
-  // Scalars by value after the pointers; the body object carries them into the loop.
   std::string body_init = "ndcuda_body{";
   for (std::size_t i = 0; i < signature.scalars.size(); ++i) {
-    kernel_params += ", " + std::string(cuda_type_name(signature.scalars[i])) + " s" + std::to_string(i);
     body_init += (i == 0 ? "s" : ", s") + std::to_string(i);
   }
   body_init += "}";
+  const std::string declaration = "(" + args.declaration() + ") {";
   std::string head;  // the kernel's declaration up to its opening brace
   std::string call;  // the template that does the work
   if (plan.contiguous) {
-    head = "extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + index + " n) {";
+    head = "extern \"C\" __global__ void " + kernel + declaration;
     call = "ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
            ", n, out" + call_args + ");";
+  } else if (plan.tiled()) {
+    // The launcher's block is exactly tile_edge x tile_block_rows threads; the bound keeps the
+    // register count low enough for that block on any body.
+    head = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(tile_edge * tile_block_rows) + ") " +
+           kernel + declaration;
+    call = "ndcuda::elementwise_tiled<" + std::to_string(tile_edge) + ", " + std::to_string(tile_block_rows) + ", " +
+           index + ">(" + body_init + ", index, staged, out" + call_args + ");";
+  } else if (plan.row_vectors()) {
+    head = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(row_vector_block) + ") " + kernel +
+           declaration;
+    call = "ndcuda::elementwise_2d_vector<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
+           ", index, out" + call_args + ");";
+  } else if (plan.ndim() == 2) {
+    head = "extern \"C\" __global__ void " + kernel + declaration;
+    call = "ndcuda::elementwise_2d<" + std::to_string(narrow_columns) + ", " + index + ">(" + body_init +
+           ", index, out" + call_args + ");";
   } else {
-    const std::string indexer = "ndcuda::strided_indexer<" + std::to_string(plan.ndim()) + ", " +
-                                std::to_string(in_types.size() + 1) + ", " + index + ">";
-    if (plan.tiled()) {
-      // The launcher's block is exactly tile_edge x tile_block_rows threads; the bound keeps the
-      // register count low enough for that block on any body.
-      head = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(tile_edge * tile_block_rows) + ") " +
-             kernel + "(" + kernel_params + ", " + indexer + " index, unsigned staged) {";
-      call = "ndcuda::elementwise_tiled<" + index + ">(" + body_init + ", index, staged, out" + call_args + ");";
-    } else if (plan.row_vectors()) {
-      head = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(row_vector_block) + ") " + kernel +
-             "(" + kernel_params + ", " + indexer + " index) {";
-      call = "ndcuda::elementwise_2d_vector<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
-             ", index, out" + call_args + ");";
-    } else if (plan.ndim() == 2) {
-      head = "extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {";
-      call = "ndcuda::elementwise_2d<" + index + ">(" + body_init + ", index, out" + call_args + ");";
-    } else {
-      head = "extern \"C\" __global__ void " + kernel + "(" + kernel_params + ", " + indexer + " index) {";
-      call = "ndcuda::elementwise_strided<" + std::to_string(plan.ndim()) + ", " + index + ">(" + body_init +
-             ", index, out" + call_args + ");";
-    }
+    head = "extern \"C\" __global__ void " + kernel + declaration;
+    call = "ndcuda::elementwise_strided<" + std::to_string(plan.ndim()) + ", " + index + ">(" + body_init +
+           ", index, out" + call_args + ");";
   }
   emit(head);
   emit(std::string("  ") + dependent_launch_prologue);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "jit/elementwise_plan.hpp"
+#include "jit/kernel_args.hpp"
 
 namespace ndcuda::jit::detail {
 
@@ -29,8 +30,9 @@ struct elementwise_signature {
   [[nodiscard]] bool is_source(std::size_t input) const { return input < sources.size() && !sources[input].empty(); }
 };
 
-/// Bytes of a computed input's kernel parameter (key, offset pointer, shift: random_source_param).
-inline constexpr std::size_t source_param_bytes = 24;
+/// The variant's parameters: out, in0.., s0.., then `n` (contiguous) or the strided indexer
+/// `index` (and the tiled variant's `staged` mask). Its source and its launches both use them.
+[[nodiscard]] kernel_args elementwise_args(const elementwise_signature& signature, const elementwise_plan& plan);
 
 /// "scaled_sum__c4_i32" (contiguous, 4 per vector, 32-bit), "scaled_sum__s3_i64" (strided 3-d) or
 /// "scaled_sum__t2_i32" (2-d tiled).

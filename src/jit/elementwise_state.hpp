@@ -1,5 +1,6 @@
-// Internal: an elementwise kernel's body and signature, and its variants (one kernel_state per
-// plan variant, created on first use). Launch paths for dense pointers and for strided operands.
+// Internal: an elementwise kernel's body and signature, and its variants (one generated_kernel, its
+// parameter list and kernel_state, per plan variant, created on first use). Launch paths for dense pointers and for
+// strided operands.
 #pragma once
 
 #include <array>
@@ -11,6 +12,7 @@
 
 #include "jit/elementwise_plan.hpp"
 #include "jit/elementwise_source.hpp"
+#include "jit/kernel_args.hpp"
 #include "jit/kernel_state.hpp"
 
 namespace ndcuda::jit::detail {
@@ -30,13 +32,13 @@ struct elementwise_state {
   std::vector<std::size_t> itemsizes;  ///< output first
   program_cache* cache;
 
-  /// The kernel for `plan`'s variant (its source generated on first use).
-  [[nodiscard]] const kernel_state& variant(const elementwise_plan& plan) const;
+  /// The kernel for `plan`'s variant and its parameters (its source generated on first use).
+  [[nodiscard]] const generated_kernel& variant(const elementwise_plan& plan) const;
 
  private:
-  mutable std::array<std::atomic<const kernel_state*>, elementwise_variant_count> variants_{};
+  mutable std::array<std::atomic<const generated_kernel*>, elementwise_variant_count> variants_{};
   mutable std::mutex mutex_;
-  mutable std::vector<std::unique_ptr<kernel_state>> owned_;
+  mutable std::vector<std::unique_ptr<generated_kernel>> owned_;
 };
 
 }  // namespace ndcuda::jit::detail

@@ -1,12 +1,11 @@
-// Internal: how a reduction runs. Axes normalised as NumPy does (with its messages), dimensions
-// split into kept and reduced ones, reordered and collapsed, and the kernel strategy chosen (a
-// group of threads per output row, or a thread per output column), 32- or 64-bit. Pure host logic.
+// Internal: how a reduction runs. Dimensions split into kept and reduced ones, reordered and
+// collapsed, and the kernel strategy chosen (a group of threads per output row, or a thread per
+// output column), 32- or 64-bit. Pure host logic; the axes are ops/'s (src/ops/reduction_axes.hpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <ndcuda/core/shape.hpp>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,15 +21,6 @@ inline constexpr index_t reduce_warp_row_limit = 1024;
 /// The column strategy needs at least this many adjacent outputs along its innermost dimension
 /// (fewer would leave most of each warp idle).
 inline constexpr index_t reduce_min_columns = 32;
-
-/// Which axes of an `ndim`-d array are reduced (a mask), from NumPy-style axes (negative ones
-/// count from the end; nullopt means all). Throws shape_error with NumPy's AxisError text for an
-/// axis out of range and "duplicate value in 'axis'" for a repeated one.
-[[nodiscard]] std::vector<bool> reduced_axes_mask(const std::optional<std::vector<int>>& axes, int ndim);
-
-/// The result's shape: the kept dimensions, or every dimension with the reduced ones as 1.
-[[nodiscard]] shape_t reduction_result_shape(std::span<const index_t> shape, const std::vector<bool>& reduced,
-                                             bool keepdims);
 
 enum class reduce_strategy : std::uint8_t {
   rows,     ///< a warp or block per output, threads along the reduced elements

@@ -61,7 +61,8 @@ std::vector<generated> elementwise_variants() {
 std::vector<generated> reduction_variants() {
   using nd::dtype;
   jd::reduction_signature sig;
-  sig.spec = {nd::detail::reduce_kind::sum, dtype::float32, dtype::float32, dtype::float32};
+  sig.reducer = "ndcuda::sum_reducer<float, float, float>";
+  sig.value = sig.acc = sig.out = dtype::float32;
   sig.map_statement = "out = in0 * in1";
   sig.in = {dtype::float32, dtype::float32};
   sig.name = "pdl_sum";
@@ -150,10 +151,10 @@ TEST(DependentLaunch, OnlyGeneratedKernelStatesMayLaunchWithPdl) {
   jd::elementwise_plan plan;
   plan.contiguous = true;
   plan.vector = 4;
-  EXPECT_TRUE(state->variant(plan).waits_first);
+  EXPECT_TRUE(state->variant(plan).kernel.waits_first);
   plan.contiguous = false;
   plan.shape = {8, 8, 8};
-  EXPECT_TRUE(state->variant(plan).waits_first);
+  EXPECT_TRUE(state->variant(plan).kernel.waits_first);
   // A user's kernel never calls the wait, so it must keep plain stream ordering.
   const auto raw = jd::make_kernel_state("extern \"C\" __global__ void k(float* p) { *p = 1; }", "k", {});
   EXPECT_FALSE(raw->waits_first);

@@ -7,6 +7,7 @@
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/reductions.hpp>
 
+#include "ops/reduction_axes.hpp"
 #include "support/fake_array.hpp"
 
 namespace nd = ndcuda;
@@ -110,23 +111,23 @@ TEST(ReductionDtypes, PublicFunctionsReturnNumPysTypes) {
 }
 
 TEST(ReductionErrors, AxesAsNumPy) {
-  EXPECT_EQ(message_of([] { (void)jd::reduced_axes_mask(std::vector<int>{2}, 2); }),
+  EXPECT_EQ(message_of([] { (void)nd::detail::reduced_axes_mask(std::vector<int>{2}, 2); }),
             "axis 2 is out of bounds for array of dimension 2");
-  EXPECT_EQ(message_of([] { (void)jd::reduced_axes_mask(std::vector<int>{-3}, 2); }),
+  EXPECT_EQ(message_of([] { (void)nd::detail::reduced_axes_mask(std::vector<int>{-3}, 2); }),
             "axis -3 is out of bounds for array of dimension 2");
   EXPECT_NE(message_of([] {
-              (void)jd::reduced_axes_mask(std::vector<int>{1, -1}, 2);
+              (void)nd::detail::reduced_axes_mask(std::vector<int>{1, -1}, 2);
             }).find("duplicate value in 'axis'"),
             std::string::npos);
-  EXPECT_THROW((void)jd::reduced_axes_mask(std::vector<int>{0, 0}, 3), nd::shape_error);
-  EXPECT_EQ(jd::reduced_axes_mask(std::vector<int>{-1, 0}, 3), (std::vector<bool>{true, false, true}));
-  EXPECT_EQ(jd::reduced_axes_mask(std::nullopt, 2), (std::vector<bool>{true, true}));
-  EXPECT_EQ(message_of([] { (void)jd::reduced_axes_mask(std::vector<int>{0}, 0); }),
+  EXPECT_THROW((void)nd::detail::reduced_axes_mask(std::vector<int>{0, 0}, 3), nd::shape_error);
+  EXPECT_EQ(nd::detail::reduced_axes_mask(std::vector<int>{-1, 0}, 3), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(nd::detail::reduced_axes_mask(std::nullopt, 2), (std::vector<bool>{true, true}));
+  EXPECT_EQ(message_of([] { (void)nd::detail::reduced_axes_mask(std::vector<int>{0}, 0); }),
             "axis 0 is out of bounds for array of dimension 0");
   const nd::shape_t s{2, 3, 4};
-  EXPECT_EQ(jd::reduction_result_shape(s, {false, true, false}, false), (nd::shape_t{2, 4}));
-  EXPECT_EQ(jd::reduction_result_shape(s, {false, true, false}, true), (nd::shape_t{2, 1, 4}));
-  EXPECT_EQ(jd::reduction_result_shape(s, {true, true, true}, false), nd::shape_t{});
+  EXPECT_EQ(nd::detail::reduction_result_shape(s, {false, true, false}, false), (nd::shape_t{2, 4}));
+  EXPECT_EQ(nd::detail::reduction_result_shape(s, {false, true, false}, true), (nd::shape_t{2, 1, 4}));
+  EXPECT_EQ(nd::detail::reduction_result_shape(s, {true, true, true}, false), nd::shape_t{});
 }
 
 TEST(ReductionErrors, PublicCallsCheckBeforeTouchingTheDevice) {

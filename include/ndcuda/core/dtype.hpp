@@ -50,57 +50,65 @@ inline constexpr std::array<dtype, dtype_count> all_dtypes = {
 /// boolean < integers < floating < complex.
 enum class dtype_kind { boolean, signed_integer, unsigned_integer, floating, complex };
 
-constexpr dtype_kind kind(dtype t) noexcept {
-  switch (t) {
-    case dtype::bool_:
-      return dtype_kind::boolean;
-    case dtype::int8:
-    case dtype::int16:
-    case dtype::int32:
-    case dtype::int64:
-      return dtype_kind::signed_integer;
-    case dtype::uint8:
-    case dtype::uint16:
-    case dtype::uint32:
-    case dtype::uint64:
-      return dtype_kind::unsigned_integer;
-    case dtype::float16:
-    case dtype::bfloat16:
-    case dtype::float32:
-    case dtype::float64:
-      return dtype_kind::floating;
-    case dtype::complex64:
-    case dtype::complex128:
-      return dtype_kind::complex;
+/// One row per dtype, in enum order: its family, size and names. Every property and spelling of a
+/// dtype is read from here, so a name is written once.
+struct dtype_info {
+  dtype type;
+  dtype_kind kind;
+  std::size_t itemsize;
+  std::string_view name;       ///< NumPy's ("float16"); bfloat16, which NumPy lacks, as in ml_dtypes
+  std::string_view cuda_name;  ///< in CUDA C++ generated for NVRTC
+  std::string_view cpp_name;   ///< the C++ element type, as messages spell it (load_npy<...>)
+};
+
+// Integers use the C names in generated code rather than <cstdint> aliases so that it needs no
+// headers. ndcuda::complex<T> is not declared by any host header: it is defined in the JIT
+// kernels' numeric-type header under kernels/.
+inline constexpr std::array<dtype_info, dtype_count> dtype_table = {{
+    {dtype::bool_, dtype_kind::boolean, 1, "bool", "bool", "bool"},
+    {dtype::int8, dtype_kind::signed_integer, 1, "int8", "signed char", "std::int8_t"},
+    {dtype::int16, dtype_kind::signed_integer, 2, "int16", "short", "std::int16_t"},
+    {dtype::int32, dtype_kind::signed_integer, 4, "int32", "int", "std::int32_t"},
+    {dtype::int64, dtype_kind::signed_integer, 8, "int64", "long long", "std::int64_t"},
+    {dtype::uint8, dtype_kind::unsigned_integer, 1, "uint8", "unsigned char", "std::uint8_t"},
+    {dtype::uint16, dtype_kind::unsigned_integer, 2, "uint16", "unsigned short", "std::uint16_t"},
+    {dtype::uint32, dtype_kind::unsigned_integer, 4, "uint32", "unsigned int", "std::uint32_t"},
+    {dtype::uint64, dtype_kind::unsigned_integer, 8, "uint64", "unsigned long long", "std::uint64_t"},
+    {dtype::float16, dtype_kind::floating, 2, "float16", "__half", "__half"},
+    {dtype::bfloat16, dtype_kind::floating, 2, "bfloat16", "__nv_bfloat16", "__nv_bfloat16"},
+    {dtype::float32, dtype_kind::floating, 4, "float32", "float", "float"},
+    {dtype::float64, dtype_kind::floating, 8, "float64", "double", "double"},
+    {dtype::complex64, dtype_kind::complex, 8, "complex64", "ndcuda::complex<float>", "std::complex<float>"},
+    {dtype::complex128, dtype_kind::complex, 16, "complex128", "ndcuda::complex<double>", "std::complex<double>"},
+}};
+
+constexpr bool dtype_table_in_order() noexcept {
+  for (std::size_t i = 0; i < dtype_table.size(); ++i) {
+    if (static_cast<std::size_t>(dtype_table[i].type) != i) {
+      return false;
+    }
   }
-  return dtype_kind::boolean;  // unreachable for valid enumerators
+  return true;
+}
+static_assert(dtype_table_in_order(), "dtype_table: one row per dtype, in the enum's order");
+
+/// What an invalid enumerator (a cast from a bad integer) reads: no size, "<invalid dtype>".
+inline constexpr dtype_info invalid_dtype_info{dtype::bool_,      dtype_kind::boolean, 0,
+                                               "<invalid dtype>", "<invalid dtype>",   "<invalid dtype>"};
+
+/// The row of `t`.
+constexpr const dtype_info& dtype_info_of(dtype t) noexcept {
+  const auto i = static_cast<std::size_t>(t);
+  return i < dtype_table.size() ? dtype_table[i] : invalid_dtype_info;
+}
+
+constexpr dtype_kind kind(dtype t) noexcept {
+  return dtype_info_of(t).kind;
 }
 
 /// Bytes per element.
 constexpr std::size_t itemsize(dtype t) noexcept {
-  switch (t) {
-    case dtype::bool_:
-    case dtype::int8:
-    case dtype::uint8:
-      return 1;
-    case dtype::int16:
-    case dtype::uint16:
-    case dtype::float16:
-    case dtype::bfloat16:
-      return 2;
-    case dtype::int32:
-    case dtype::uint32:
-    case dtype::float32:
-      return 4;
-    case dtype::int64:
-    case dtype::uint64:
-    case dtype::float64:
-    case dtype::complex64:
-      return 8;
-    case dtype::complex128:
-      return 16;
-  }
-  return 0;
+  return dtype_info_of(t).itemsize;
 }
 
 /// Signed or unsigned integers. bool is not integral, as in NumPy (np.isdtype(np.bool_, "integral")
@@ -123,42 +131,9 @@ constexpr bool is_signed(dtype t) noexcept {
   return kind(t) == dtype_kind::signed_integer || is_floating(t) || is_complex(t);
 }
 
-/// The NumPy name ("bool", "int8", ..., "complex128"); bfloat16, which NumPy lacks, is "bfloat16"
-/// as in ml_dtypes and PyTorch.
+/// The NumPy name ("bool", "int8", ..., "complex128").
 constexpr std::string_view name(dtype t) noexcept {
-  switch (t) {
-    case dtype::bool_:
-      return "bool";
-    case dtype::int8:
-      return "int8";
-    case dtype::int16:
-      return "int16";
-    case dtype::int32:
-      return "int32";
-    case dtype::int64:
-      return "int64";
-    case dtype::uint8:
-      return "uint8";
-    case dtype::uint16:
-      return "uint16";
-    case dtype::uint32:
-      return "uint32";
-    case dtype::uint64:
-      return "uint64";
-    case dtype::float16:
-      return "float16";
-    case dtype::bfloat16:
-      return "bfloat16";
-    case dtype::float32:
-      return "float32";
-    case dtype::float64:
-      return "float64";
-    case dtype::complex64:
-      return "complex64";
-    case dtype::complex128:
-      return "complex128";
-  }
-  return "<invalid dtype>";
+  return dtype_info_of(t).name;
 }
 
 /// Inverse of name(). Only the canonical names are accepted: NumPy's aliases ("float", "int",
@@ -176,43 +151,15 @@ inline std::ostream& operator<<(std::ostream& os, dtype t) {
   return os << name(t);
 }
 
-/// The type as spelled in CUDA C++ source generated for NVRTC. Integers use the C names rather
-/// than <cstdint> aliases so generated code needs no headers. ndcuda::complex<T> is not declared
-/// by any host header: it is defined in the JIT kernels' numeric-type header under kernels/.
+/// The type as spelled in CUDA C++ source generated for NVRTC ("long long", "__half").
 constexpr std::string_view cuda_type_name(dtype t) noexcept {
-  switch (t) {
-    case dtype::bool_:
-      return "bool";
-    case dtype::int8:
-      return "signed char";
-    case dtype::int16:
-      return "short";
-    case dtype::int32:
-      return "int";
-    case dtype::int64:
-      return "long long";
-    case dtype::uint8:
-      return "unsigned char";
-    case dtype::uint16:
-      return "unsigned short";
-    case dtype::uint32:
-      return "unsigned int";
-    case dtype::uint64:
-      return "unsigned long long";
-    case dtype::float16:
-      return "__half";
-    case dtype::bfloat16:
-      return "__nv_bfloat16";
-    case dtype::float32:
-      return "float";
-    case dtype::float64:
-      return "double";
-    case dtype::complex64:
-      return "ndcuda::complex<float>";
-    case dtype::complex128:
-      return "ndcuda::complex<double>";
-  }
-  return "<invalid dtype>";
+  return dtype_info_of(t).cuda_name;
+}
+
+/// The C++ element type as messages spell it ("std::int64_t"), so a user can paste it into
+/// load_npy<...>.
+constexpr std::string_view cpp_type_name(dtype t) noexcept {
+  return dtype_info_of(t).cpp_name;
 }
 
 namespace detail {

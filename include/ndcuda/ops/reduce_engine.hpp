@@ -24,7 +24,8 @@ struct reduce_spec {
   friend bool operator==(const reduce_spec&, const reduce_spec&) = default;
 };
 
-/// Engine state: the generated sources' common part and the compiled variants (src/jit).
+/// Engine state: the jit engine's state (generated sources, compiled variants) for one (map,
+/// reducer) pair; defined in src/ops/reduction_state.hpp.
 struct reduction_state;
 
 /// A fresh state for the map body `map_statement` (assigns `out`, of dtype spec.value, from in0,

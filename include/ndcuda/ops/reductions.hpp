@@ -158,11 +158,10 @@ struct reduce_options {
 
 template <reduce_kind K, class D, class X, class... O>
 auto reduce_with(const X& x, const std::optional<std::vector<int>>& axes, const O&... o) {
-  constexpr bool takes_ddof = K == reduce_kind::var || K == reduce_kind::std;
+  constexpr bool takes_ddof = reduction_of(K).takes_ddof;
   static_assert(takes_ddof || !(std::is_same_v<std::remove_cvref_t<O>, ddof> || ...),
                 "nd::ddof applies to nd::var and nd::std only");
-  static_assert(std::is_void_v<D> || takes_ddof || K == reduce_kind::sum || K == reduce_kind::prod ||
-                    K == reduce_kind::mean || K == reduce_kind::nansum || K == reduce_kind::nanmean,
+  static_assert(std::is_void_v<D> || reduction_of(K).takes_dtype,
                 "a result dtype (nd::sum<double>) applies to sum, prod, mean, nansum, nanmean, var and std, "
                 "as NumPy's dtype= does");
   const reduce_options opt(o...);

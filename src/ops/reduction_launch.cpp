@@ -1,0 +1,50 @@
+// Running a reduction: stream ordering after the inputs, capture retention, the inputs' broadcast
+// strides and the buffer of partial results between the two passes; the kernels and their grid
+// are jit's (src/jit/reduction_state.hpp).
+#include <cstdint>
+#include <ndcuda/core/checked_size.hpp>
+#include <ndcuda/device/capture.hpp>
+#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/ops/reduce_engine.hpp>
+
+#include "ops/reduction_axes.hpp"
+#include "ops/reduction_state.hpp"
+
+namespace ndcuda::detail {
+
+void run_reduction(const reduction_state& state, const reduce_call& call, const leaf_ref& out,
+                   std::span<const leaf_ref> inputs, const void* const* scalars, double param) {
+  const stream& s = *out.s;
+  if (shape_size(call.result_shape) == 0) {
+    return;
+  }
+  std::vector<strides_t> in_strides;
+  std::vector<std::uintptr_t> addresses;
+  std::vector<const void*> pointers;
+  for (const leaf_ref& in : inputs) {
+    if (!(*in.s == s)) {
+      order_after(s, *in.s);
+    }
+    in_strides.push_back(in.layout->shape == call.shape
+                             ? in.layout->strides
+                             : broadcast_strides(in.layout->shape, in.layout->strides, call.shape));
+    // A computed input has no memory to align: its data is its parameter block on the host.
+    addresses.push_back(in.source != nullptr ? 0 : reinterpret_cast<std::uintptr_t>(in.data));
+    pointers.push_back(in.data);
+  }
+  retain_for_capture(s, std::span<const leaf_ref>(&out, 1));  // a graph being captured keeps them alive
+  retain_for_capture(s, inputs);
+  const strides_t out_strides = reduction_out_strides(call.shape, call.reduced);
+  const jit::detail::reduction_launch launch = jit::detail::plan_reduction_launch(
+      state.engine, s.device(), call.shape, call.reduced, out_strides, in_strides, addresses);
+  void* partials = nullptr;
+  std::shared_ptr<const void> partials_owner;  // freed on `s` after both passes are queued
+  if (launch.splits > 1) {
+    const index_t partial_count = checked_mul(launch.splits, launch.plan.outputs, "reduction partials");
+    partials_owner = allocate_buffer(checked_bytes(partial_count, jit::detail::reduce_partial_bytes), s, &partials);
+  }
+  jit::detail::launch_reduction(state.engine, launch, s, const_cast<void*>(out.data), partials, pointers.data(),
+                                scalars, param);
+}
+
+}  // namespace ndcuda::detail

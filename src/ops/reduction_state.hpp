@@ -1,0 +1,22 @@
+// Internal: what reduce_engine.hpp's opaque reduction_state is: the jit engine's state for one
+// (fused map, reducer) pair, built from a row of the reduction table. Builds on jit/reduction_state.hpp.
+#pragma once
+
+#include <ndcuda/ops/reduce_engine.hpp>
+
+#include "jit/reduction_state.hpp"
+
+namespace ndcuda::detail {
+
+static_assert(source_param_size == jit::detail::source_param_bytes,
+              "a computed input's parameter block has one size on both sides of the engine");
+
+struct reduction_state {
+  explicit reduction_state(const reduce_spec& s, jit::detail::reduction_signature signature)
+      : spec(s), engine(std::move(signature)) {}
+
+  reduce_spec spec;
+  jit::detail::reduction_state engine;
+};
+
+}  // namespace ndcuda::detail
