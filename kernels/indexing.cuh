@@ -29,10 +29,11 @@ __device__ __forceinline__ long long source_offset(const params& p, long long r)
   long long c[NDIM > 0 ? NDIM : 1];
   long long rest = r;
 #pragma unroll
-  for (int d = NDIM - 1; d >= 0; --d) {
+  for (int d = NDIM - 1; d >= 1; --d) {  // 64-bit divisions are slow: none for the first axis
     c[d] = rest % p.shape[d];
     rest /= p.shape[d];
   }
+  c[0] = rest;
   long long off = p.offset;
 #pragma unroll
   for (int d = 0; d < NDIM; ++d) {

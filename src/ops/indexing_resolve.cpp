@@ -38,7 +38,12 @@ void unravel(const std::int64_t* flat, index_t n, const shape_t& shape, std::int
   if (shape.size() > static_cast<std::size_t>(max_dims)) {
     throw index_error("nonzero supports arrays of at most " + std::to_string(max_dims) + " dimensions");
   }
-  static const raw_kernel k(R"(#include "ndcuda/indexing.cuh"
+  // The same source as the other indexing kernels (indexing.cuh needs numeric.cuh before it).
+  static const raw_kernel k(R"(#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include "ndcuda/numeric.cuh"
+#include "ndcuda/indexing.cuh"
+struct ndcuda_bytes16 { unsigned long long lo, hi; };
 )",
                             "ndcuda::indexing::unravel");
   unravel_params p;
@@ -117,8 +122,8 @@ resolved_index resolve_index(const erased_array& src, std::span<const index_arg>
   for (const index_arg& a : args) {
     entries.push_back(a.entry);
   }
-  // A first plan with zero counts reports the shape errors before anything waits.
-  (void)plan_index(src.layout, entries);
+  // Masks become nonzero's arrays first (a wait for each count); the plan below then reports the
+  // shape errors with NumPy's texts.
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (entries[i].k == index_entry::kind::bool_array) {
       const bool zero_d = entries[i].shape.empty();  // a[np.array(True)]: a new axis of 1 or 0

@@ -11,8 +11,10 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y) {
   auto s = nd::sum(x, nd::keepdims);
   x(nd::ellipsis) = 3;
   x = y.astype<float>();
+  nd::ndarray<float> picked = x(y.astype<std::int64_t>());  // an advanced index, read where it is made
   (void)v;
   (void)s;
+  (void)picked;
 #elif NDCUDA_MISUSE == 1
   auto v = nd::var(x, 1, true);  // would be ddof=1 in a positional API: keepdims must be typed
   (void)v;
@@ -23,5 +25,12 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y) {
   x = 3;  // NumPy would rebind x to a scalar; a fill is x(nd::ellipsis) = 3
 #elif NDCUDA_MISUSE == 4
   x = y;  // NumPy would rebind x to a float64 array; ndarray<float> cannot hold one
+#elif NDCUDA_MISUSE == 5
+  auto p = x(y.astype<std::int64_t>());  // a named proxy would read x's later state
+  nd::ndarray<float> r = p;
+  (void)r;
+#elif NDCUDA_MISUSE == 6
+  nd::ndarray<float> r = x(y);  // NumPy: IndexError, arrays used as indices must be integers
+  (void)r;
 #endif
 }

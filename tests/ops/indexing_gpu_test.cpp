@@ -403,6 +403,82 @@ TEST(IndexingGpu, NonzeroArgwhereFlatnonzeroExtractCompress) {
   }
 }
 
+template <class T>
+T make(int x) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half(static_cast<float>(x));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return x % 2 == 1;
+  } else if constexpr (nd::detail::is_std_complex<T>) {
+    return T(static_cast<typename T::value_type>(x), static_cast<typename T::value_type>(-x));
+  } else {
+    return static_cast<T>(x);
+  }
+}
+
+template <class T>
+bool same(T a, T b) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(a) == __half2float(b);
+  } else {
+    return a == b;
+  }
+}
+
+// Every element width (1, 2, 8, 16 bytes; bool, float16, complex64, complex128, int8): a sliced
+// (strided) source gathered through a strided index array, then a scatter back through it.
+template <class T>
+void check_typed_gather_scatter() {
+  const std::int64_t rows = 12, cols = 10;
+  std::uniform_int_distribution<int> values(0, 100);
+  std::vector<T> host;
+  for (std::int64_t e = 0; e < rows * cols; ++e) {
+    host.push_back(make<T>(values(rng())));
+  }
+  const auto base = nd::asarray<T>(host, {rows, cols});
+  const auto src = base(nd::slice(nd::none, nd::none, 2), nd::slice(1, nd::none));  // (6, 9), strided
+  const std::vector<std::int64_t> raw = random_indices(16, 6);
+  const auto idx_base = nd::asarray<std::int64_t>(raw);
+  const auto idx = idx_base(nd::slice(nd::none, nd::none, 2));  // 8 indices, stride 2
+  const std::vector<T> got = nd::ndarray<T>(src(idx)).to_host();
+  ASSERT_EQ(got.size(), static_cast<std::size_t>(8 * 9));
+  for (std::size_t p = 0; p < 8; ++p) {
+    const std::int64_t r = 2 * wrap(raw[2 * p], 6);
+    for (std::int64_t c = 0; c < 9; ++c) {
+      EXPECT_TRUE(same<T>(got[p * 9 + static_cast<std::size_t>(c)], host[static_cast<std::size_t>(r * cols + 1 + c)]))
+          << nd::name(nd::dtype_of<T>) << " at " << p << "," << c;
+    }
+  }
+  // Scatter a constant row through the same index: every addressed row of the view, nothing else.
+  auto target = base.copy();
+  const auto view = target(nd::slice(nd::none, nd::none, 2), nd::slice(1, nd::none));
+  const T fill = make<T>(7);
+  view(idx) = fill;
+  const std::vector<T> after = target.to_host();
+  std::vector<bool> hit(6, false);
+  for (std::size_t p = 0; p < 8; ++p) {
+    hit[static_cast<std::size_t>(wrap(raw[2 * p], 6))] = true;
+  }
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const bool written = r % 2 == 0 && c >= 1 && hit[static_cast<std::size_t>(r / 2)];
+      const T want = written ? fill : host[static_cast<std::size_t>(r * cols + c)];
+      EXPECT_TRUE(same<T>(after[static_cast<std::size_t>(r * cols + c)], want))
+          << nd::name(nd::dtype_of<T>) << " at " << r << "," << c;
+    }
+  }
+}
+
+TEST(IndexingGpu, GatherAndScatterEveryElementWidthOnStridedViews) {
+  NDCUDA_REQUIRE_GPU();
+  check_typed_gather_scatter<bool>();
+  check_typed_gather_scatter<std::int8_t>();
+  check_typed_gather_scatter<__half>();
+  check_typed_gather_scatter<float>();
+  check_typed_gather_scatter<std::complex<float>>();
+  check_typed_gather_scatter<std::complex<double>>();
+}
+
 TEST(IndexingGpu, OutOfRangeIndicesThrowNumPysIndexError) {
   NDCUDA_REQUIRE_GPU();
   const auto a = nd::zeros<float>({5, 4});

@@ -25,6 +25,19 @@ namespace detail {
 template <class T>
 inline constexpr bool always_false = false;
 
+/// A scalar written into an array of E: a weak C++ scalar (converted as in expressions), or an E
+/// itself (float16/bfloat16 values, which are no C++ arithmetic types).
+template <class V, class E>
+concept element_scalar = weak_scalar<V> || is_std_complex<V> || std::is_same_v<std::remove_cv_t<V>, E>;
+template <class E, class V>
+E element_value(const V& v) {
+  if constexpr (std::is_same_v<std::remove_cv_t<V>, E>) {
+    return v;
+  } else {
+    return scalar_as<E>(v);
+  }
+}
+
 template <class U>
 index_arg array_arg(const ndarray<U>& a) {
   using T = std::remove_cv_t<U>;
@@ -152,8 +165,8 @@ class indexed {
  private:
   template <class V>
   void assign(const V& v) const {
-    if constexpr (weak_scalar<V> || detail::is_std_complex<V>) {
-      const E value = detail::scalar_as<E>(v);
+    if constexpr (detail::element_scalar<V, E>) {
+      const E value = detail::element_value<E>(v);
       if (const detail::index_arg* m = leading_mask()) {
         write_where(*m, full<E>({}, value, source_.stream()));
         return;
@@ -269,8 +282,8 @@ void accumulate_at(accumulate_op op, const indexed<E>& target, const V& v) {
 }
 template <class E, class V>
 void accumulate_scalar_or_array(accumulate_op op, const indexed<E>& target, const V& v) {
-  if constexpr (weak_scalar<V> || is_std_complex<V>) {
-    accumulate_at(op, target, full<E>({}, scalar_as<E>(v), target.source().stream()));
+  if constexpr (element_scalar<V, E>) {
+    accumulate_at(op, target, full<E>({}, element_value<E>(v), target.source().stream()));
   } else {
     accumulate_at(op, target, v);
   }

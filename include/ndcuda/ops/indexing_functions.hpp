@@ -103,8 +103,8 @@ void put_along_axis(const ndarray<E>& a, const I& indices, const V& values, inde
   const detail::erased_array idx = detail::index_array(indices, s);
   const detail::index_plan plan = detail::along_axis_plan(a.layout(), idx.layout.shape, normalize_axis(axis, a.ndim()));
   const ndarray<E> v = [&] {
-    if constexpr (weak_scalar<V>) {
-      return full<E>(plan.shape, detail::scalar_as<E>(values), s);
+    if constexpr (detail::element_scalar<V, E>) {
+      return full<E>(plan.shape, detail::element_value<E>(values), s);
     } else {
       return detail::to_array(values).on_stream(s).broadcast_to(plan.shape).template astype<E>();
     }
@@ -128,8 +128,8 @@ void put(const ndarray<E>& a, const I& ind, const V& v) {
   const detail::resolved_index r = target.resolve();
   const index_t n = shape_size(r.plan.shape);
   ndarray<E> values;
-  if constexpr (weak_scalar<V>) {
-    values = full<E>(r.plan.shape, detail::scalar_as<E>(v), s);
+  if constexpr (detail::element_scalar<V, E>) {
+    values = full<E>(r.plan.shape, detail::element_value<E>(v), s);
   } else {
     const auto x = detail::to_array(v).on_stream(s).ravel();
     if (x.size() == 0 || n == 0) {
