@@ -238,9 +238,11 @@ class indexed {
 
   template <class V, class F>
   void update(const V& v, F&& op) const {
-    ndarray<E> g = read();
-    op(g, v);
+    // One resolution (masks: one count) for the gather and the scatter.
     const detail::resolved_index r = resolve();
+    ndarray<E> g = empty<E>(r.plan.shape, source_.stream());
+    detail::gather_into(detail::erase(source_), r.plan, r.arrays, g.data(), source_.stream());
+    op(g, v);
     detail::scatter_into(detail::erase(source_), r.plan, r.arrays, g.data(), r.unique, source_.stream());
   }
 
