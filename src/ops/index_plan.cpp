@@ -20,15 +20,6 @@ int consumed_axes(const index_entry& e) {
   return std::holds_alternative<newaxis_t>(e.item) || std::holds_alternative<ellipsis_t>(e.item) ? 0 : 1;
 }
 
-// NumPy's spelling in this message: (3,1), (2,), ().
-std::string tight_shape(const shape_t& s) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    out += (i > 0 ? "," : "") + std::to_string(s[i]);
-  }
-  return out + (s.size() == 1 ? ",)" : ")");
-}
-
 bool is_array(const index_entry& e) {
   return e.k != index_entry::kind::basic;
 }
@@ -159,7 +150,7 @@ index_plan plan_index(const view_layout& source, std::span<const index_entry> in
   } catch (const shape_error&) {
     std::string text = "shape mismatch: indexing arrays could not be broadcast together with shapes ";
     for (const shape_t& s : broadcast_inputs) {
-      text += tight_shape(s) + " ";
+      text += index_shape_text(s) + " ";
     }
     throw index_error(text);
   }
@@ -174,6 +165,14 @@ index_plan plan_index(const view_layout& source, std::span<const index_entry> in
   plan.strides.insert(plan.strides.end(), basic_strides.begin() + at, basic_strides.end());
   (void)shape_size(plan.shape);  // throws when the element count overflows
   return plan;
+}
+
+std::string index_shape_text(std::span<const index_t> shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    out += (i > 0 ? "," : "") + std::to_string(shape[i]);
+  }
+  return out + (shape.size() == 1 ? ",)" : ")");
 }
 
 strides_t index_array_strides(const index_plan& plan, const view_layout& layout) {

@@ -493,6 +493,11 @@ TEST(IndexingGpu, OutOfRangeIndicesThrowNumPysIndexError) {
   EXPECT_EQ(error_text([&] { (void)nd::take(a, std::vector<std::int64_t>{20}); }),
             "index 20 is out of bounds for axis 0 with size 20");
   EXPECT_THROW((void)nd::eval(a(nd::zeros<bool>({4}))), nd::index_error);
+  EXPECT_EQ(error_text([&] { a(nd::zeros<bool>({4})) = 1.0f; }),
+            "boolean index did not match indexed array along axis 0; size of axis is 5 but size of corresponding "
+            "boolean axis is 4");
+  EXPECT_EQ(error_text([&] { a(nd::zeros<bool>({5})) = nd::zeros<float>({3}); }),
+            "shape mismatch: value array of shape (3,) could not be broadcast to indexing result of shape (N,4)");
 }
 
 TEST(IndexingGpu, CaptureRefusesDataDependentSizesButTakesStaticOnes) {

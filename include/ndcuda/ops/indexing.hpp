@@ -197,12 +197,30 @@ class indexed {
 
   template <class U>
   void write_where(const detail::index_arg& m, const ndarray<U>& v) const {
+    // NumPy's shape checks first (the planner's texts); an empty 1-d mask selects nothing.
+    std::vector<detail::index_entry> entries;
+    for (const detail::index_arg& a : index_) {
+      entries.push_back(a.entry);
+    }
+    (void)detail::plan_index(source_.layout(), entries);
+    if (m.entry.shape.size() == 1 && m.entry.shape[0] == 0) {
+      return;
+    }
     // mask (k axes) + trailing extent-1 axes broadcasts over the source; v over its trailing axes.
     shape_t mshape = m.entry.shape;
     mshape.resize(static_cast<std::size_t>(source_.ndim()), 1);
     const ndarray<bool> mask = detail::restore<bool>(m.array).reshape(mshape);
     check_trailing(v.shape());
     source_(ellipsis) = where(mask, v, source_).template astype<E>();
+  }
+
+  // (N,4): the count is not known without a wait, so N stands for it.
+  static std::string masked_shape_text(const shape_t& rest) {
+    std::string text = "(N";
+    for (index_t d : rest) {
+      text += "," + std::to_string(d);
+    }
+    return text + (rest.empty() ? ",)" : ")");
   }
 
   void check_trailing(const shape_t& v) const {
@@ -213,8 +231,8 @@ class indexed {
         throw shape_error("");
       }
     } catch (const shape_error&) {
-      throw shape_error("shape mismatch: value array of shape " + format_shape(v) +
-                        " could not be broadcast to indexing result of shape (N," + format_shape(rest).substr(1));
+      throw shape_error("shape mismatch: value array of shape " + detail::index_shape_text(v) +
+                        " could not be broadcast to indexing result of shape " + masked_shape_text(rest));
     }
   }
 
@@ -232,8 +250,8 @@ class indexed {
       throw shape_error("NumPy boolean array indexing assignment cannot assign " + std::to_string(v[0]) +
                         " input values to the " + std::to_string(target[0]) + " output values where the mask is true");
     }
-    throw shape_error("shape mismatch: value array of shape " + format_shape(v) +
-                      " could not be broadcast to indexing result of shape " + format_shape(target));
+    throw shape_error("shape mismatch: value array of shape " + detail::index_shape_text(v) +
+                      " could not be broadcast to indexing result of shape " + detail::index_shape_text(target));
   }
 
   template <class V, class F>
@@ -276,8 +294,8 @@ void accumulate_at(accumulate_op op, const indexed<E>& target, const V& v) {
     ok = false;
   }
   if (!ok) {
-    throw shape_error("shape mismatch: value array of shape " + format_shape(x.shape()) +
-                      " could not be broadcast to indexing result of shape " + format_shape(r.plan.shape));
+    throw shape_error("shape mismatch: value array of shape " + detail::index_shape_text(x.shape()) +
+                      " could not be broadcast to indexing result of shape " + detail::index_shape_text(r.plan.shape));
   }
   const ndarray<E> values = x.on_stream(a.stream()).broadcast_to(r.plan.shape).template astype<E>();
   accumulate_into(op, erase(a), r.plan, r.arrays, values.data(), a.stream());

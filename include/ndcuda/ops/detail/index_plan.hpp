@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <ndcuda/array/view_math.hpp>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace ndcuda::detail {
@@ -49,6 +50,9 @@ struct index_plan {
 /// Throws index_error with NumPy's texts (too many indices, mask shape mismatch, broadcast
 /// failure, an integer out of bounds, two ellipses).
 [[nodiscard]] index_plan plan_index(const view_layout& source, std::span<const index_entry> index);
+
+/// A shape as NumPy spells it in indexing messages: (3,1), (2,), () (format_shape adds spaces).
+[[nodiscard]] std::string index_shape_text(std::span<const index_t> shape);
 
 /// The strides (in elements) of an index array of `layout` broadcast to the plan's advanced shape
 /// and placed among the result's dims: zero on every other dim. Throws index_error when it does not
