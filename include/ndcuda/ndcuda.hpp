@@ -37,6 +37,8 @@
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/counting.hpp>
 #include <ndcuda/ops/elementwise.hpp>
+#include <ndcuda/ops/indexing.hpp>
+#include <ndcuda/ops/indexing_functions.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/scans.hpp>
 #include <ndcuda/ops/selection.hpp>

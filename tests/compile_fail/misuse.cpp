@@ -12,9 +12,11 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y, [[maybe_unused]] nd::
   x(nd::ellipsis) = 3;
   x = y.astype<float>();
   auto d = b ^ b;
+  nd::ndarray<float> picked = x(y.astype<std::int64_t>());  // an advanced index, read where it is made
   (void)v;
   (void)s;
   (void)d;
+  (void)picked;
 #elif NDCUDA_MISUSE == 1
   auto v = nd::var(x, 1, true);  // would be ddof=1 in a positional API: keepdims must be typed
   (void)v;
@@ -31,5 +33,12 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y, [[maybe_unused]] nd::
 #elif NDCUDA_MISUSE == 6
   auto d = nd::subtract(b, true);  // the same row, so the same message as `b - b`
   (void)d;
+#elif NDCUDA_MISUSE == 7
+  auto p = x(y.astype<std::int64_t>());  // a named proxy would read x's later state
+  nd::ndarray<float> r = p;
+  (void)r;
+#elif NDCUDA_MISUSE == 8
+  nd::ndarray<float> r = x(y);  // NumPy: IndexError, arrays used as indices must be integers
+  (void)r;
 #endif
 }

@@ -20,6 +20,7 @@
 #include <ndcuda/memory/transfer.hpp>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -35,6 +36,29 @@ index_item to_index_item(const I& i) {
     return index_item(i);
   }
 }
+}  // namespace detail
+
+template <array_element E>
+class ndarray;
+/// What a(idx) gives for an advanced index (integer arrays, masks): a proxy that gathers when read
+/// and scatters when assigned to. Defined in ops/indexing.hpp (include <ndcuda/ndcuda.hpp>).
+template <array_element E>
+class indexed;
+
+namespace detail {
+/// Whether an index argument is an advanced index (an array, an expression, a host list of
+/// integers): then operator() returns nd::indexed<E> instead of a view.
+template <class I>
+inline constexpr bool is_advanced_index = requires { typename I::is_ndcuda_expression; };
+template <class U>
+inline constexpr bool is_advanced_index<ndarray<U>> = true;
+template <class U, class A>
+inline constexpr bool is_advanced_index<std::vector<U, A>> = true;
+template <class U, std::size_t N>
+inline constexpr bool is_advanced_index<std::span<U, N>> = true;
+/// Builds the proxy (ops/indexing.hpp).
+template <array_element E, class... I>
+indexed<E> make_indexed(const ndarray<E>& source, const I&... index);
 }  // namespace detail
 
 /// An expression of ops/ (a + b, nd::sin(a), nd::where(m, a, b)): evaluated, in one fused kernel,
@@ -189,11 +213,17 @@ class ndarray {
   // ---- views ------------------------------------------------------------------------------------
 
   /// NumPy's basic indexing: integers, nd::slice, nd::all, nd::newaxis, nd::ellipsis. Always a view
-  /// (an all-integer index gives a 0-d view; item() reads it).
+  /// (an all-integer index gives a 0-d view; item() reads it). With an advanced index among them
+  /// (an integer or bool array, an expression such as a > 0, a std::vector of integers) it is
+  /// nd::indexed<E> instead (ops/indexing.hpp): read as a copy, written by scatter.
   template <class... I>
-  [[nodiscard]] ndarray operator()(const I&... index) const {
-    const std::vector<index_item> items = {detail::to_index_item(index)...};
-    return view(apply_index(layout_, items));
+  [[nodiscard]] auto operator()(const I&... index) const {
+    if constexpr ((detail::is_advanced_index<I> || ...)) {
+      return detail::make_indexed(*this, index...);
+    } else {
+      const std::vector<index_item> items = {detail::to_index_item(index)...};
+      return view(apply_index(layout_, items));
+    }
   }
   [[nodiscard]] ndarray index(std::span<const index_item> items) const { return view(apply_index(layout_, items)); }
 

@@ -62,6 +62,14 @@ class shape_error : public error {
   using error::error;
 };
 
+/// An index that does not fit the array (NumPy's IndexError): an integer-array index out of
+/// bounds, a mask of the wrong shape, index arrays that do not broadcast. It is a shape_error, so
+/// code that catches the out-of-bounds errors of basic indexing (shape_error) catches these too.
+class index_error : public shape_error {
+ public:
+  using shape_error::shape_error;
+};
+
 /// A dtype an operation cannot produce or accept, e.g. `int_array += 1.5` (NumPy's UFuncTypeError:
 /// the float64 result cannot be cast back to int32 under the same_kind rule).
 class type_error : public error {

@@ -1,0 +1,88 @@
+// Advanced indexing beside cudaMemcpy D2D of the same run: mask extraction a(mask) of 2^28 float32
+// with half the mask true (bytes: the floats and the mask read, the selected half written: one
+// CUB count and one DeviceSelect::Flagged), and take of 2^26 random int64 indices from 2^28 floats
+// (bytes: the indices read, the gathered floats read and written). benchmarks/cupy/indexing_cupy.py
+// measures the same cases with CuPy.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <ndcuda/ndcuda.hpp>
+#include <random>
+#include <vector>
+
+#include "support/gpu_timing.hpp"
+
+namespace nd = ndcuda;
+using nd::bench::check;
+using nd::bench::have_gpu;
+using nd::bench::timed;
+
+namespace {
+
+nd::ndarray<float> random_floats(nd::index_t n) {
+  std::vector<float> host(static_cast<std::size_t>(n));
+  std::mt19937 g(12345);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& x : host) {
+    x = u(g);
+  }
+  return nd::asarray(host);
+}
+
+void BM_memcpy_d2d(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = nd::zeros<float>({n});
+  auto c = nd::empty<float>({n});
+  timed(state, a.stream(), [&] {
+    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
+          "cudaMemcpyAsync");
+  });
+  state.SetBytesProcessed(state.iterations() * n * 2 * static_cast<std::int64_t>(sizeof(float)));
+}
+
+// a(mask) with mask = a > 0 (half true), the mask made beforehand. Bytes: 4 + 1 read per element,
+// 4 written per selected element (n / 2).
+void BM_mask_extract_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = random_floats(n);
+  const nd::ndarray<bool> mask = a > 0.0f;
+  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::ndarray<float>(a(mask))); });
+  state.SetItemsProcessed(state.iterations() * n);
+  state.SetBytesProcessed(state.iterations() * (n * 5 + n / 2 * 4));
+}
+
+// nd::take(a, idx) of n random indices into a table of 4n floats. Bytes: 8 (index) + 4 + 4 per index.
+void BM_take_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto table = random_floats(4 * n);
+  std::vector<std::int64_t> host(static_cast<std::size_t>(n));
+  std::mt19937_64 g(7);
+  std::uniform_int_distribution<std::int64_t> u(0, 4 * n - 1);
+  for (auto& x : host) {
+    x = u(g);
+  }
+  const auto idx = nd::asarray(host);
+  timed(state, table.stream(), [&] { benchmark::DoNotOptimize(nd::take(table, idx)); });
+  state.SetItemsProcessed(state.iterations() * n);
+  state.SetBytesProcessed(state.iterations() * n * 16);
+}
+
+// nonzero of a 1-d bool array with half true (count, then the positions): 1 read, 8 written per true.
+void BM_nonzero_bool(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const nd::ndarray<bool> mask = random_floats(n) > 0.0f;
+  timed(state, mask.stream(), [&] { benchmark::DoNotOptimize(nd::nonzero(mask)); });
+  state.SetItemsProcessed(state.iterations() * n);
+  state.SetBytesProcessed(state.iterations() * (n + n / 2 * 8));
+}
+
+}  // namespace
+
+BENCHMARK(BM_memcpy_d2d)->Arg(1 << 28)->UseManualTime();
+BENCHMARK(BM_mask_extract_float32)->Arg(1 << 28)->UseManualTime();
+BENCHMARK(BM_take_float32)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_nonzero_bool)->Arg(1 << 28)->UseManualTime();
