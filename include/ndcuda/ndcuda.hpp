@@ -37,6 +37,8 @@
 #include <ndcuda/memory/stats.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/elementwise.hpp>
+#include <ndcuda/ops/joining.hpp>
+#include <ndcuda/ops/rearranging.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/scans.hpp>
 #include <ndcuda/ops/sorting.hpp>
