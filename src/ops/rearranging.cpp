@@ -28,10 +28,12 @@ struct ndcuda_remap_params {
   ndcuda_remap_axis ax[32];
 };
 
-__device__ __forceinline__ long long ndcuda_remap_map(long long o, const ndcuda_remap_axis& a, const long long* table) {
-  const long long n = a.in_extent;
-  long long c = o - a.before;
-  switch (a.mode) {
+// The map takes scalars, never a reference into the parameter struct: the fields are read
+// straight from the parameter bank (register-indexed), so no thread copies the struct.
+__device__ __forceinline__ long long ndcuda_remap_map(long long o, long long mode, long long n, long long before,
+                                                      const long long* table) {
+  long long c = o - before;
+  switch (mode) {
     case 0: return o;
     case 1: return (c >= 0 && c < n) ? c : -1;
     case 2: return c < 0 ? 0 : (c >= n ? n - 1 : c);
@@ -50,21 +52,31 @@ __device__ __forceinline__ long long ndcuda_remap_map(long long o, const ndcuda_
       if (c < 0) { c += n; if (c < 0) { c %= n; if (c < 0) c += n; } }
       else if (c >= n) { c %= n; }
       return c;
-    case 6: return o / a.before;
+    case 6: return o / before;
     default: return table[o];
   }
 }
 
 template <class U>
-__device__ __forceinline__ U ndcuda_remap_value(const unsigned long long* bytes) {
-  return *reinterpret_cast<const U*>(bytes);
+__device__ __forceinline__ U ndcuda_remap_bits(unsigned long long lo, unsigned long long hi) {
+  const unsigned long long b[2] = {lo, hi};
+  U v;
+  memcpy(&v, b, sizeof(U));
+  return v;
 }
 
 template <class U>
 __global__ void ndcuda_remap(U* __restrict__ out, const U* __restrict__ in, const ndcuda_remap_params p,
                              long long rows, long long cols) {
   const int last = static_cast<int>(p.ndim) - 1;
-  const ndcuda_remap_axis& inner = p.ax[last];
+  const long long inner_mode = p.ax[last].mode;
+  const long long inner_n = p.ax[last].in_extent;
+  const long long inner_before = p.ax[last].before;
+  const long long inner_stride = p.ax[last].in_stride;
+  const long long triangle = p.triangle;
+  const long long k = p.k;
+  const U before_value = ndcuda_remap_bits<U>(p.ax[last].before_value[0], p.ax[last].before_value[1]);
+  const U after_value = ndcuda_remap_bits<U>(p.ax[last].after_value[0], p.ax[last].after_value[1]);
   for (long long row = blockIdx.y * 1ll * blockDim.y + threadIdx.y; row < rows; row += 1ll * gridDim.y * blockDim.y) {
     long long src = 0;
     long long r = row;
@@ -72,20 +84,26 @@ __global__ void ndcuda_remap(U* __restrict__ out, const U* __restrict__ in, cons
     int fill_axis = -1;    // the last outer axis out of range: its constant fills the row
     bool fill_after = false;
     for (int d = last - 1; d >= 0; --d) {
-      const long long extent = p.ax[d].out_extent;
-      const long long o = r % extent;
-      r /= extent;
+      // The outermost axis needs no division: what is left of the row index is its coordinate.
+      long long o = r;
+      if (d > 0) {
+        const long long extent = p.ax[d].out_extent;
+        o = r % extent;
+        r /= extent;
+      }
       if (d == last - 1) i = o;
-      const long long c = ndcuda_remap_map(o, p.ax[d], p.table);
+      const long long before = p.ax[d].before;
+      const long long c = ndcuda_remap_map(o, p.ax[d].mode, p.ax[d].in_extent, before, p.table);
       if (c < 0) {
-        if (fill_axis < 0) { fill_axis = d; fill_after = o >= p.ax[d].before; }
+        if (fill_axis < 0) { fill_axis = d; fill_after = o >= before; }
       } else {
         src += c * p.ax[d].in_stride;
       }
     }
     U row_value{};
     if (fill_axis >= 0) {
-      row_value = ndcuda_remap_value<U>(fill_after ? p.ax[fill_axis].after_value : p.ax[fill_axis].before_value);
+      row_value = fill_after ? ndcuda_remap_bits<U>(p.ax[fill_axis].after_value[0], p.ax[fill_axis].after_value[1])
+                             : ndcuda_remap_bits<U>(p.ax[fill_axis].before_value[0], p.ax[fill_axis].before_value[1]);
     }
     U* __restrict__ orow = out + row * cols;
     const long long step = 4ll * blockDim.x;
@@ -95,17 +113,16 @@ __global__ void ndcuda_remap(U* __restrict__ out, const U* __restrict__ in, cons
       for (int u = 0; u < 4; ++u) {
         const long long j = base + u * blockDim.x + threadIdx.x;
         if (j < cols) {
-          const long long c = ndcuda_remap_map(j, inner, p.table);
+          const long long c = ndcuda_remap_map(j, inner_mode, inner_n, inner_before, p.table);
           if (c < 0) {
-            v[u] = ndcuda_remap_value<U>(j < inner.before ? inner.before_value : inner.after_value);
+            v[u] = j < inner_before ? before_value : after_value;
           } else if (fill_axis >= 0) {
             v[u] = row_value;
           } else {
-            v[u] = in[src + c * inner.in_stride];
+            v[u] = in[src + c * inner_stride];
           }
-          if (p.triangle != 0) {
-            const bool keep = p.triangle == 1 ? (j - i <= p.k) : (j - i >= p.k);
-            if (!keep) v[u] = U{};
+          if (triangle != 0 && !(triangle == 1 ? (j - i <= k) : (j - i >= k))) {
+            v[u] = U{};
           }
         }
       }
@@ -166,7 +183,8 @@ void launch_remap(const raw_kernel& k, void* out, const void* in, const remap_pa
   const index_t by = 256 / bx;
   launch_config config;
   config.block = dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by), 1);
-  const index_t gx = (cols + 4 * bx - 1) / (4 * bx);
+  // Up to 16 columns per thread (four rounds of four loads), so the row's decoding is shared.
+  const index_t gx = (cols + 16 * bx - 1) / (16 * bx);
   const index_t gy = std::min<index_t>((rows + by - 1) / by, 65535);
   config.grid = dim3(static_cast<unsigned>(std::min<index_t>(gx, 0x7fffffff)), static_cast<unsigned>(gy), 1);
   k.launch(config, s, static_cast<U*>(out), static_cast<const U*>(in), p, static_cast<long long>(rows),
