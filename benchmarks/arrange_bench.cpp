@@ -101,7 +101,7 @@ void BM_repeat(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_memcpy_d2d)->Arg(nd::index_t{8} << 25)->Arg(side * side)->UseManualTime();
+BENCHMARK(BM_memcpy_d2d)->Arg(nd::index_t{8} << 25)->Arg(side* side)->UseManualTime();
 BENCHMARK(BM_concatenate_axis0)->UseManualTime();
 BENCHMARK(BM_concatenate_axis1)->UseManualTime();
 BENCHMARK(BM_pad)->Arg(0)->Arg(1)->Arg(2)->UseManualTime();
