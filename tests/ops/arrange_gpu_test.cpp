@@ -366,3 +366,35 @@ TEST(ArrangeGpu, DiagTraceMeshgridIndicesBroadcastArrays) {
   nd::flip(f)(0) = 9.0f;
   EXPECT_EQ(f.to_host(), (std::vector<float>{1, 2, 3, 9}));
 }
+
+TEST(ArrangeGpu, JoiningAndRearrangingCaptureIntoAGraph) {
+  NDCUDA_REQUIRE_GPU();
+  nd::stream s(0);
+  const auto a = nd::asarray(random_values(6 * 5), {6, 5}, s).astype<float>();
+  // Eager first (also compiles and loads the kernels).
+  const auto e1 = nd::concatenate({a, nd::flip(a)}, 1).to_host();
+  const auto e2 = nd::pad(a, {{1, 2}, {3, 0}}, nd::pad_mode::reflect).to_host();
+  const auto e3 = nd::roll(a.T(), {2}, {1}).to_host();
+  const auto e4 = nd::repeat(a, {2, 0, 1, 1, 3}, 1).to_host();
+  auto o1 = nd::empty<float>({6, 10}, s);
+  auto o2 = nd::empty<float>({9, 8}, s);
+  auto o3 = nd::empty<float>({5, 6}, s);
+  auto o4 = nd::empty<float>({12, 5}, s);
+  const auto e5 = nd::tile(a, {2, 1}).to_host();
+  nd::graph g = nd::capture(s, [&] {
+    o1(nd::ellipsis) = nd::concatenate({a, nd::flip(a)}, 1);
+    o2(nd::ellipsis) = nd::pad(a, {{1, 2}, {3, 0}}, nd::pad_mode::reflect);
+    o3(nd::ellipsis) = nd::roll(a.T(), {2}, {1});
+    o4(nd::ellipsis) = nd::tile(a, {2, 1});
+  });
+  ASSERT_TRUE(g);
+  g.launch(s);
+  EXPECT_EQ(o1.to_host(), e1);
+  EXPECT_EQ(o2.to_host(), e2);
+  EXPECT_EQ(o3.to_host(), e3);
+  EXPECT_EQ(o4.to_host(), e5);
+  // Counts in device memory need the host: refused inside a capture, with capture_error.
+  const auto counts = nd::asarray(std::vector<std::int32_t>{2, 0, 1, 1, 3}, s);
+  EXPECT_THROW((void)nd::capture(s, [&] { (void)nd::repeat(a, counts, 1); }), nd::capture_error);
+  EXPECT_EQ(nd::repeat(a, counts, 1).to_host(), e4);
+}
