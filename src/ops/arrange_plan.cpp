@@ -491,11 +491,15 @@ std::vector<remap_axis> repeat_plan(std::span<const index_t> shape, int axis, in
   return plan;
 }
 
-void check_repeat_counts(index_t extent, std::span<const index_t> counts) {
-  if (static_cast<index_t>(counts.size()) != extent && counts.size() != 1) {
+void check_repeat_count_size(index_t extent, index_t count_size) {
+  if (count_size != extent && count_size != 1) {
     throw shape_error("operands could not be broadcast together with shape (" + std::to_string(extent) + ",) (" +
-                      std::to_string(counts.size()) + ",)");
+                      std::to_string(count_size) + ",)");
   }
+}
+
+void check_repeat_counts(index_t extent, std::span<const index_t> counts) {
+  check_repeat_count_size(extent, static_cast<index_t>(counts.size()));
   for (index_t c : counts) {
     if (c < 0) {
       throw shape_error("repeats may not contain negative values.");

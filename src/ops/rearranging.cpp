@@ -136,6 +136,21 @@ __global__ void ndcuda_remap(U* __restrict__ out, const U* __restrict__ in, cons
 }
 )";
 
+// np.repeat's table from the running sums of the counts: element j fills [ends[j-1], ends[j]).
+constexpr const char* repeat_table_source = R"(
+extern "C" __global__ void ndcuda_repeat_table(const long long* ends, long long n, long long* table) {
+  for (long long j = blockIdx.x * 1ll * blockDim.x + threadIdx.x; j < n; j += 1ll * gridDim.x * blockDim.x) {
+    const long long start = j == 0 ? 0 : ends[j - 1];
+    for (long long o = start; o < ends[j]; ++o) table[o] = j;
+  }
+}
+)";
+
+const raw_kernel& repeat_table_kernel() {
+  static const raw_kernel k(repeat_table_source, "ndcuda_repeat_table");
+  return k;
+}
+
 // The host mirror of the kernel's parameters: the same fields, all 8-byte, in the same order.
 struct remap_axis_params {
   long long out_extent, in_extent, in_stride, mode, before;
@@ -252,7 +267,18 @@ void remap_copy(const erased_array& in, void* out, const remap_request& r, const
   }
 }
 
+void repeat_table_device(const std::int64_t* ends, index_t n, std::int64_t* table, const stream& s) {
+  if (n <= 0) {
+    return;
+  }
+  const raw_kernel& k = repeat_table_kernel();
+  const launch_config config = k.occupancy_config(static_cast<std::size_t>(n), s);
+  k.launch(config, s, reinterpret_cast<const long long*>(ends), static_cast<long long>(n),
+           reinterpret_cast<long long*>(table));
+}
+
 void compile_arrange_kernels(compute_capability cc) {
+  repeat_table_kernel().compile(cc);
   for (std::size_t size : {1, 2, 4, 8, 16}) {
     remap_kernel(size).compile(cc);
   }

@@ -8,6 +8,7 @@
 #include <ndcuda/ops/detail/arrange_kernels.hpp>
 #include <ndcuda/ops/joining.hpp>
 #include <ndcuda/ops/rearranging_views.hpp>
+#include <ndcuda/ops/scans.hpp>
 #include <optional>
 #include <vector>
 
@@ -136,14 +137,40 @@ ndarray<E> repeat(const ndarray<E>& a, const std::vector<index_t>& counts, std::
   r.table = device_table.data();
   return detail::remap(in, r);
 }
-/// Counts in device memory (any integer dtype): read back first, so this waits for the stream
-/// (capture_error inside a capture; pass host counts there).
+/// Counts in device memory (any integer dtype, one per element along the axis, or one): their
+/// running sums (cumsum) build the table on the device; the total and the smallest count are read
+/// back, so this waits for the stream (capture_error inside a capture: pass host counts there).
 template <array_element E, array_element C>
 requires std::is_integral_v<C> ndarray<E> repeat(const ndarray<E>& a, const ndarray<C>& counts,
                                                  std::optional<index_t> axis = std::nullopt) {
   detail::refuse_host_wait(counts.stream(), "repeat with counts in device memory");
-  const std::vector<C> host = counts.to_host();
-  return repeat(a, std::vector<index_t>(host.begin(), host.end()), axis);
+  const ndarray<E> in = axis ? a : detail::flat_of(a);
+  const int ax = normalize_axis(axis.value_or(0), in.ndim());
+  const index_t extent = in.shape()[static_cast<std::size_t>(ax)];
+  const ndarray<C> flat = detail::flat_of(counts);
+  detail::check_repeat_count_size(extent, flat.size());
+  if (flat.size() == 1) {
+    return repeat(in, static_cast<index_t>(flat.item()), ax);
+  }
+  std::vector<detail::remap_axis> axes = detail::repeat_plan(in.shape(), ax, 1);
+  if (extent == 0) {
+    return empty<E>(detail::remap_shape(axes), in.stream());
+  }
+  const ndarray<std::int64_t> ends = cumsum<std::int64_t>(flat, std::optional<index_t>(0), in.stream());
+  if (static_cast<std::int64_t>(min(flat).item()) < 0) {
+    throw shape_error("repeats may not contain negative values.");
+  }
+  const std::int64_t total = ends(extent - 1).item();
+  axes[static_cast<std::size_t>(ax)].out_extent = total;
+  axes[static_cast<std::size_t>(ax)].mode = detail::remap_mode::table;
+  if (total == 0) {
+    return empty<E>(detail::remap_shape(axes), in.stream());
+  }
+  const ndarray<std::int64_t> table = empty<std::int64_t>({total}, in.stream());
+  detail::repeat_table_device(ends.data(), extent, table.data(), in.stream());
+  detail::remap_request r{std::move(axes)};
+  r.table = table.data();
+  return detail::remap(in, r);
 }
 
 /// np.tril / np.triu: the last two axes' lower (j - i <= k) / upper (j - i >= k) triangle kept,

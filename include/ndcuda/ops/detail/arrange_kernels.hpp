@@ -39,6 +39,10 @@ void remap_copy(const erased_array& in, void* out, const remap_request& r, const
 [[nodiscard]] erased_array concatenate_erased(std::span<const erased_array> pieces, std::optional<index_t> axis,
                                               dtype out_type, const stream& s);
 
+/// np.repeat's table on the device: table[o] = j for o in [ends[j - 1], ends[j]), where `ends`
+/// (n values) are the running sums of the counts.
+void repeat_table_device(const std::int64_t* ends, index_t n, std::int64_t* table, const stream& s);
+
 /// Compiles the gather kernels (every element size) for `cc` without a device, for CI.
 void compile_arrange_kernels(compute_capability cc);
 

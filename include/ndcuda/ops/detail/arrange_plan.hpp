@@ -130,6 +130,8 @@ struct tile_plan_t {
 [[nodiscard]] std::vector<remap_axis> repeat_plan(std::span<const index_t> shape, int axis, index_t count);
 /// np.repeat's count checks for one count per element: size (NumPy's broadcast text) and sign.
 void check_repeat_counts(index_t extent, std::span<const index_t> counts);
+/// The size half of check_repeat_counts, for counts still in device memory.
+void check_repeat_count_size(index_t extent, index_t count_size);
 /// The table of np.repeat by per-element counts: for each output position, its input index.
 [[nodiscard]] std::vector<std::int64_t> repeat_table(std::span<const index_t> counts);
 
