@@ -355,3 +355,15 @@ TEST(ArrangePlan, GatherKernelsCompileWithNvrtc) {
   nd::detail::compile_arrange_kernels(nd::compute_capability{8, 0});
   nd::detail::compile_arrange_kernels(nd::compute_capability{9, 0});
 }
+
+TEST(ArrangePlan, ABracedListIsAlwaysIndices) {
+  const auto a = nd::testing::fake<float>({8, 6});
+  EXPECT_EQ(nd::split(a, {2}).size(), 2u);  // np.split(a, [2]): a[:2], a[2:]
+  EXPECT_EQ(nd::split(a, 2).size(), 2u);    // two sections
+  EXPECT_EQ(nd::split(a, {2})[1].shape(), (shape_t{6, 6}));
+  EXPECT_EQ(nd::split(a, 2)[1].shape(), (shape_t{4, 6}));
+  EXPECT_EQ(nd::array_split(a, {3}, 1)[0].shape(), (shape_t{8, 3}));
+  EXPECT_EQ(nd::hsplit(a, {1})[1].shape(), (shape_t{8, 5}));
+  EXPECT_EQ(nd::vsplit(a, {5})[0].shape(), (shape_t{5, 6}));
+  EXPECT_EQ(nd::dsplit(nd::testing::fake<float>({1, 2, 4}), {1})[1].shape(), (shape_t{1, 2, 3}));
+}

@@ -184,6 +184,11 @@ std::vector<ndarray<E>> split(const ndarray<E>& a, const std::vector<index_t>& i
   const int ax = normalize_axis(axis, a.ndim());
   return detail::pieces_of(a, detail::split_indices(a.shape()[static_cast<std::size_t>(ax)], indices), ax);
 }
+/// A braced list is always indices, also with one element: split(a, {2}) is np.split(a, [2]).
+template <array_element E>
+std::vector<ndarray<E>> split(const ndarray<E>& a, std::initializer_list<index_t> indices, index_t axis = 0) {
+  return split(a, std::vector<index_t>(indices), axis);
+}
 /// np.array_split(a, sections, axis): the first n % sections pieces one longer.
 template <array_element E>
 std::vector<ndarray<E>> array_split(const ndarray<E>& a, index_t sections, index_t axis = 0) {
@@ -193,6 +198,10 @@ std::vector<ndarray<E>> array_split(const ndarray<E>& a, index_t sections, index
 template <array_element E>
 std::vector<ndarray<E>> array_split(const ndarray<E>& a, const std::vector<index_t>& indices, index_t axis = 0) {
   return split(a, indices, axis);
+}
+template <array_element E>
+std::vector<ndarray<E>> array_split(const ndarray<E>& a, std::initializer_list<index_t> indices, index_t axis = 0) {
+  return split(a, std::vector<index_t>(indices), axis);
 }
 
 namespace detail {
@@ -226,6 +235,10 @@ std::vector<ndarray<E>> vsplit(const ndarray<E>& a, std::initializer_list<index_
 template <array_element E, class S>
 std::vector<ndarray<E>> dsplit(const ndarray<E>& a, const S& sections_or_indices) {
   return split(a, sections_or_indices, detail::split_axis(a, 3, "dsplit", 2));
+}
+template <array_element E>
+std::vector<ndarray<E>> dsplit(const ndarray<E>& a, std::initializer_list<index_t> indices) {
+  return dsplit(a, std::vector<index_t>(indices));
 }
 
 }  // namespace ndcuda
