@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The cases of benchmarks/arrange_bench.cpp measured with CuPy, for a side-by-side table.
+
+Each case is timed with CUDA events on CuPy's current stream (warm-up first, median of --repeat),
+like the C++ benchmark, and printed as one JSON object per line: name, n, ms, items_per_second,
+bytes_per_second (the same byte counts as the C++ counters). Run on the GPU machine:
+
+    python3 benchmarks/cupy/arrange_cupy.py [--repeat 20]
+"""
+import argparse
+import json
+
+import cupy as cp
+
+
+def timed(fn, repeat):
+    fn()  # warm-up: kernel compilation/loading, memory pool growth
+    cp.cuda.Stream.null.synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(repeat):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def report(name, n, nbytes, ms):
+    seconds = ms / 1e3
+    print(json.dumps({"name": name, "n": n, "ms": round(ms, 4), "items_per_second": n / seconds,
+                      "bytes_per_second": nbytes / seconds}), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    print(json.dumps({"cupy": cp.__version__, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}))
+    side = 8192
+
+    for n in (8 << 25, side * side):
+        a = cp.zeros(n, dtype=cp.float32)
+        c = cp.empty_like(a)
+        ms = timed(lambda: cp.cuda.runtime.memcpyAsync(c.data.ptr, a.data.ptr, a.nbytes,
+                                                       cp.cuda.runtime.memcpyDeviceToDevice,
+                                                       cp.cuda.get_current_stream().ptr), args.repeat)
+        report(f"memcpy_d2d/{n}", n, 8 * n, ms)
+        del a, c
+
+    pieces = [cp.full(1 << 25, i, dtype=cp.float32) for i in range(8)]
+    report("concatenate_axis0", 8 << 25, 8 * (8 << 25), timed(lambda: cp.concatenate(pieces, 0), args.repeat))
+    del pieces
+    blocks = [cp.full((4096, 1024), i, dtype=cp.float32) for i in range(8)]
+    report("concatenate_axis1", 1 << 25, 8 << 25, timed(lambda: cp.concatenate(blocks, 1), args.repeat))
+    del blocks
+
+    m = cp.ones((side, side), dtype=cp.float32)
+    out = (side + 32) ** 2
+    for i, mode in enumerate(("constant", "reflect", "wrap")):
+        report(f"pad/{i}", out, 4 * (side * side + out), timed(lambda: cp.pad(m, 16, mode), args.repeat))
+    report("roll/0", side * side, 8 * side * side, timed(lambda: cp.roll(m, (37, -1001), (0, 1)), args.repeat))
+    report("roll/1", side * side, 8 * side * side, timed(lambda: cp.roll(m, 12345), args.repeat))
+    del m
+    h = cp.ones((side // 2, side // 2), dtype=cp.float32)
+    report("tile", side * side, 4 * side * side, timed(lambda: cp.tile(h, (2, 2)), args.repeat))
+    r = cp.ones((side, side // 2), dtype=cp.float32)
+    report("repeat", side * side, 4 * side * side, timed(lambda: cp.repeat(r, 2, 1), args.repeat))
+
+
+if __name__ == "__main__":
+    main()
