@@ -18,8 +18,8 @@ struct params {
   const void* index[max_arrays];
   long long extent[max_arrays];
   long long axis_stride[max_arrays];
-  int wide[max_arrays];        // 1: int64 indices, 0: int32
-  unsigned long long* error;   // per array: the first result position with an out-of-range index
+  int wide[max_arrays];       // 1: int64 indices, 0: int32
+  unsigned long long* error;  // per array: the first result position with an out-of-range index
 };
 
 // The source offset of result element r, or -1 when one of its indices is out of range (noted in
@@ -207,10 +207,10 @@ template <int OP, class T>
 __device__ __forceinline__ void atomic_combine(T* p, T v) {
   atomic_apply<OP>(p, v);
 }
-#define NDCUDA_INDEXING_ATOMIC_ADD(T)                                           \
-  template <>                                                                   \
-  __device__ __forceinline__ void atomic_combine<op_add, T>(T * p, T v) {       \
-    atomicAdd(p, v);                                                            \
+#define NDCUDA_INDEXING_ATOMIC_ADD(T)                                     \
+  template <>                                                             \
+  __device__ __forceinline__ void atomic_combine<op_add, T>(T * p, T v) { \
+    atomicAdd(p, v);                                                      \
   }
 NDCUDA_INDEXING_ATOMIC_ADD(float)
 NDCUDA_INDEXING_ATOMIC_ADD(double)

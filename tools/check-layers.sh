@@ -130,6 +130,8 @@ grep -Hn -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' "${files[@]}" |
 
     # What the include names: <ndcuda/...> is include/ndcuda/...; a quoted path is either beside
     # the file, relative to it ("../"), or rooted at src/ ("jit/hash.hpp").
+    # "ndcuda/<name>.cuh" inside a generated source string is a kernels/ header NVRTC resolves.
+    if (quoted && path ~ /^ndcuda\/[^\/]+\.cuh$/) next
     target = ""
     if (path ~ /^ndcuda\//) target = layer_of_path("include/" path)
     else if (quoted) {

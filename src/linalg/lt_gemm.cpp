@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <ndcuda/memory/buffer.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <string>
 
 #include "linalg/handles.hpp"

@@ -8,10 +8,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <ndcuda/array/storage.hpp>
+#include <ndcuda/array/kernels.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/capture.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
 #include <ndcuda/ops/device_algorithms.hpp>
 #include <string>

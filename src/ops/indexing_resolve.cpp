@@ -2,10 +2,11 @@
 // advanced indexing whose result size is known only on the device. See ops/detail/indexing_entry.hpp.
 #include <array>
 #include <cstring>
-#include <ndcuda/array/storage.hpp>
+#include <ndcuda/array/kernels.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/capture.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
 #include <string>
 #include <vector>

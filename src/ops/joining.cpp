@@ -4,11 +4,12 @@
 #include <cuda_runtime_api.h>
 
 #include <climits>
-#include <ndcuda/array/storage.hpp>
+#include <ndcuda/array/kernels.hpp>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/capture.hpp>
 #include <ndcuda/device/device.hpp>
+#include <ndcuda/memory/buffer.hpp>
 #include <ndcuda/ops/detail/arrange_kernels.hpp>
 
 namespace ndcuda::detail {

@@ -49,7 +49,9 @@ namespace detail {
 /// Whether an index argument is an advanced index (an array, an expression, a host list of
 /// integers): then operator() returns nd::indexed<E> instead of a view.
 template <class I>
-inline constexpr bool is_advanced_index = requires { typename I::is_ndcuda_expression; };
+inline constexpr bool is_advanced_index = requires {
+  typename I::is_ndcuda_expression;
+};
 template <class U>
 inline constexpr bool is_advanced_index<ndarray<U>> = true;
 template <class U, class A>
