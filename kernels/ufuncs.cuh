@@ -242,6 +242,13 @@ __forceinline__ bool nd_isfinite(T a) {
     return ::isfinite(a);
   }
 }
+// bool is neither an integer trait nor has ::isinf: never infinite, always finite (as NumPy).
+__forceinline__ bool nd_isinf(bool) {
+  return false;
+}
+__forceinline__ bool nd_isfinite(bool) {
+  return true;
+}
 template <class T>
 __forceinline__ bool nd_isnan(const complex<T>& z) {
   return z.real() != z.real() || z.imag() != z.imag();
