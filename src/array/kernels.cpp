@@ -1,9 +1,9 @@
-// The array layer's kernels; see include/ndcuda/array/kernels.hpp. Strided copies and casts go
+// The array layer's kernels; see include/ndcuda/array/detail/kernels.hpp. Strided copies and casts go
 // through the JIT's elementwise machinery, fills and sequences through raw kernels (kernels/array.cuh).
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>

@@ -1,7 +1,7 @@
-// The ordering rules between streams and captures; see include/ndcuda/device/capture.hpp. The
+// The ordering rules between streams and captures; see include/ndcuda/device/detail/capture.hpp. The
 // capture registry itself (retain, graph-owned allocations, the release thread) is in graph.cpp.
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/event.hpp>
 #include <string>
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/graph.hpp>
 #include <thread>

@@ -10,10 +10,10 @@
 #include <list>
 #include <memory>
 #include <mutex>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/fft/detail/entry_points.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <numeric>
 #include <string>
 #include <vector>

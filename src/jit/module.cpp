@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/limits.hpp>
 

@@ -1,9 +1,9 @@
-// Allocation and strided copies on type-erased arrays, through memory/buffer.hpp and array/kernels.hpp.
+// Allocation and strided copies on type-erased arrays, through memory/detail/buffer.hpp and array/detail/kernels.hpp.
 #include "linalg/erased_ops.hpp"
 
-#include <ndcuda/array/kernels.hpp>
-#include <ndcuda/device/capture.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
+#include <ndcuda/device/detail/capture.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <vector>
 
 namespace ndcuda::linalg::detail {

@@ -1,5 +1,5 @@
 // Allocation and copies on type-erased arrays for the compiled linalg/fft code: new buffers from
-// the pool on the operation's stream, strided copies with casts (array/kernels.hpp).
+// the pool on the operation's stream, strided copies with casts (array/detail/kernels.hpp).
 #pragma once
 
 #include <ndcuda/array/detail/erased.hpp>

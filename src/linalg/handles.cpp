@@ -5,9 +5,9 @@
 
 #include <array>
 #include <atomic>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <string>
 
 #include "linalg/library_check.hpp"

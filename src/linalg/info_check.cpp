@@ -4,10 +4,10 @@
 #include <cstring>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <vector>
 
 namespace ndcuda::linalg {

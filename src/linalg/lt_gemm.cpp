@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <ndcuda/linalg/linalg_error.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <string>
 
 #include "linalg/handles.hpp"

@@ -5,11 +5,11 @@
 #include <climits>
 #include <cstring>
 #include <initializer_list>
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/operands.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <string>
 #include <type_traits>
 #include <utility>

@@ -1,8 +1,8 @@
-// The owning device buffer; see include/ndcuda/memory/buffer.hpp. Builds on the default and
-// capture resources (memory/default_resource.hpp) and the capture registry (device/capture.hpp).
-#include <ndcuda/device/capture.hpp>
-#include <ndcuda/memory/buffer.hpp>
+// The owning device buffer; see include/ndcuda/memory/detail/buffer.hpp. Builds on the default and
+// capture resources (memory/default_resource.hpp) and the capture registry (device/detail/capture.hpp).
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/memory/default_resource.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <utility>
 
 namespace ndcuda::detail {

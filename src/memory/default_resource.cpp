@@ -2,7 +2,7 @@
 #include <map>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/memory/async_pool_resource.hpp>
 #include <ndcuda/memory/default_resource.hpp>

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/event.hpp>
 #include <ndcuda/memory/default_resource.hpp>

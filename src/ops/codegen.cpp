@@ -1,12 +1,12 @@
 // Spelling expression nodes as CUDA and launching the fused kernel: kept out of the templates so
 // each expression type instantiates only its tree walk.
 #include <algorithm>
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
-#include <ndcuda/memory/buffer.hpp>
-#include <ndcuda/ops/codegen.hpp>
+#include <ndcuda/device/detail/capture.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
+#include <ndcuda/ops/detail/codegen.hpp>
 #include <ndcuda/ops/expression.hpp>
 
 #include "jit/elementwise_state.hpp"

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/memory/buffer.hpp>
-#include <ndcuda/ops/device_algorithms.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
+#include <ndcuda/ops/detail/device_algorithms.hpp>
 
 namespace ndcuda::detail {
 

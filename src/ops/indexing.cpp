@@ -8,13 +8,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
+#include <ndcuda/ops/detail/device_algorithms.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
-#include <ndcuda/ops/device_algorithms.hpp>
 #include <string>
 #include <vector>
 

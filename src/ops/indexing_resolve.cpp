@@ -2,11 +2,11 @@
 // advanced indexing whose result size is known only on the device. See ops/detail/indexing_entry.hpp.
 #include <array>
 #include <cstring>
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
 #include <string>
 #include <vector>

@@ -4,12 +4,12 @@
 #include <cuda_runtime_api.h>
 
 #include <climits>
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <ndcuda/ops/detail/arrange_kernels.hpp>
 
 namespace ndcuda::detail {

@@ -1,10 +1,10 @@
 // Host planning shared by the scan and sort ops; see layout_plan.hpp.
 #include "layout_plan.hpp"
 
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <string>
 
 namespace ndcuda::detail {

@@ -4,7 +4,7 @@
 
 #include <memory>
 #include <ndcuda/core/shape.hpp>
-#include <ndcuda/ops/codegen.hpp>
+#include <ndcuda/ops/detail/codegen.hpp>
 #include <optional>
 
 namespace ndcuda::detail {

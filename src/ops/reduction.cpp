@@ -2,7 +2,7 @@
 // spelling), device and axis checks, result shapes and the empty-reduction messages. The launch is
 // reduction_launch.cpp; the kernels are jit's (src/jit/reduction_state.hpp).
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/ops/reduce_engine.hpp>
+#include <ndcuda/ops/detail/reduce_engine.hpp>
 #include <string>
 #include <string_view>
 

@@ -3,9 +3,9 @@
 // are jit's (src/jit/reduction_state.hpp).
 #include <cstdint>
 #include <ndcuda/core/checked_size.hpp>
-#include <ndcuda/device/capture.hpp>
-#include <ndcuda/memory/buffer.hpp>
-#include <ndcuda/ops/reduce_engine.hpp>
+#include <ndcuda/device/detail/capture.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
+#include <ndcuda/ops/detail/reduce_engine.hpp>
 
 #include "ops/reduction_axes.hpp"
 #include "ops/reduction_state.hpp"

@@ -1,10 +1,10 @@
 // cumsum/cumprod: host planning (casts, axis innermost, where the scan reads and writes) around
 // the nvcc-compiled scan of scan.cu.
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/ops/scans.hpp>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <ndcuda/ops/device_algorithms.hpp>
+#include <ndcuda/ops/detail/device_algorithms.hpp>
 
 #if defined(__CUDACC__)
 #define NDCUDA_HOST_DEVICE __host__ __device__

@@ -1,10 +1,10 @@
 // sort, argsort, unique and searchsorted: host planning (axis innermost, key formats, buffers)
 // around the nvcc-compiled device algorithms of sort_*.cu.
 #include <array>
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/sorting.hpp>

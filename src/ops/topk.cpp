@@ -9,8 +9,8 @@
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
+#include <ndcuda/ops/detail/device_algorithms.hpp>
 #include <ndcuda/ops/detail/selection_kernels.hpp>
-#include <ndcuda/ops/device_algorithms.hpp>
 #include <string>
 
 #include "layout_plan.hpp"

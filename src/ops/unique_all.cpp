@@ -9,7 +9,7 @@
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
-#include <ndcuda/ops/device_algorithms.hpp>
+#include <ndcuda/ops/detail/device_algorithms.hpp>
 #include <string>
 
 #include "layout_plan.hpp"

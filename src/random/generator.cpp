@@ -4,10 +4,10 @@
 #include <cuda_runtime_api.h>
 
 #include <mutex>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <ndcuda/random/generator.hpp>
 #include <optional>
 #include <random>

@@ -2,7 +2,7 @@
 // with NVRTC for current architectures. Needs no GPU, only NVRTC.
 #include <gtest/gtest.h>
 
-#include <ndcuda/array/kernels.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 
 namespace nd = ndcuda;
 

@@ -442,7 +442,7 @@ std::vector<row> all_rows() {
   return rows;
 }
 
-/// Every ufunc of ops/operations.hpp and functions.hpp (the operators and aliases are checked by
+/// Every ufunc of ops/detail/operations.hpp and functions.hpp (the operators and aliases are checked by
 /// spellings_agree).
 constexpr const char* every_ufunc[] = {
     "add",         "subtract",    "multiply",   "true_divide",   "floor_divide", "remainder",  "power",

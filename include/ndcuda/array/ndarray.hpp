@@ -1,22 +1,22 @@
 // ndarray<T>: a strided, refcounted view of device memory with NumPy's reference semantics, its
 // views (indexing, reshape, transpose, broadcast) and host I/O. Builds on array/view_math.hpp
-// (layout rules), memory/buffer.hpp (allocation), array/kernels.hpp (copy, fill) and memory/transfer.hpp.
+// (layout rules), memory/detail/buffer.hpp (allocation), array/detail/kernels.hpp (copy, fill) and memory/transfer.hpp.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/array/format.hpp>
-#include <ndcuda/array/kernels.hpp>
 #include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/checked_size.hpp>
+#include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/core/scalar.hpp>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/stream.hpp>
-#include <ndcuda/memory/buffer.hpp>
+#include <ndcuda/memory/detail/buffer.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <optional>
 #include <ostream>

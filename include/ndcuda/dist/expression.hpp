@@ -3,7 +3,7 @@
 // the rank's stream. Builds on dist/distributed_array.hpp and ops/elementwise.hpp.
 #pragma once
 
-#include <ndcuda/core/scalar.hpp>
+#include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <optional>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <algorithm>
-#include <ndcuda/device/capture.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
 #include <vector>
 

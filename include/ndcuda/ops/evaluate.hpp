@@ -9,7 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <ndcuda/array/creation.hpp>
-#include <ndcuda/ops/codegen.hpp>
+#include <ndcuda/ops/detail/codegen.hpp>
 #include <ndcuda/ops/expression.hpp>
 #include <ostream>
 #include <span>

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <limits>
 #include <ndcuda/array/ndarray.hpp>
+#include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
-#include <ndcuda/core/scalar.hpp>
-#include <ndcuda/ops/operations.hpp>
+#include <ndcuda/ops/detail/operations.hpp>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -46,7 +46,7 @@ struct scalar_leaf {
 }  // namespace detail
 
 /// One operation applied to its operands (leaves or nodes), evaluated lazily. `Op` describes the
-/// result dtype and how the node is spelled in the fused kernel (ops/operations.hpp).
+/// result dtype and how the node is spelled in the fused kernel (ops/detail/operations.hpp).
 template <class Op, class... Args>
 struct expr {
   using is_ndcuda_expression = void;

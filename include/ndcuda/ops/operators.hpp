@@ -2,8 +2,8 @@
 // their NumPy-named twins. Builds on ops/{expression,operations}.hpp; each builds a lazy node.
 #pragma once
 
+#include <ndcuda/ops/detail/operations.hpp>
 #include <ndcuda/ops/expression.hpp>
-#include <ndcuda/ops/operations.hpp>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -12,7 +12,7 @@ namespace ndcuda {
 
 namespace detail {
 
-/// The node of row `Op` (ops/operations.hpp) over two operands, at least one array-like, once the
+/// The node of row `Op` (ops/detail/operations.hpp) over two operands, at least one array-like, once the
 /// row has checked their promoted dtype: every binary spelling (`a - b`, `nd::subtract(a, b)`)
 /// calls this, so the type check and its message exist once per ufunc.
 template <class Op, class A, class B>
@@ -30,7 +30,7 @@ auto unary(A&& a) {
 
 }  // namespace detail
 
-// Every spelling forwards to its row; a new ufunc is a row in ops/operations.hpp, a device helper
+// Every spelling forwards to its row; a new ufunc is a row in ops/detail/operations.hpp, a device helper
 // in kernels/ufuncs.cuh and its public function here (operators) or in ops/functions.hpp.
 template <operand A, operand B>
 requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator+(A&& a, B&& b) {

@@ -13,8 +13,8 @@
 #include <mutex>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/ops/detail/reduce_engine.hpp>
 #include <ndcuda/ops/evaluate.hpp>
-#include <ndcuda/ops/reduce_engine.hpp>
 #include <optional>
 #include <string>
 #include <type_traits>

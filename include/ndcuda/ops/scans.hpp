@@ -1,9 +1,9 @@
 // NumPy's cumsum and cumprod on arrays and expressions, flattened or along one axis.
-// Builds on ops/device_algorithms.hpp (CUB scans, compiled into the library) and ops/sorting.hpp.
+// Builds on ops/detail/device_algorithms.hpp (CUB scans, compiled into the library) and ops/sorting.hpp.
 #pragma once
 
 #include <ndcuda/array/creation.hpp>
-#include <ndcuda/ops/device_algorithms.hpp>
+#include <ndcuda/ops/detail/device_algorithms.hpp>
 #include <ndcuda/ops/sorting.hpp>
 #include <optional>
 #include <type_traits>

@@ -1,11 +1,11 @@
 // NumPy's sort, argsort, unique and searchsorted on arrays and expressions, NaN ordered last.
-// Builds on ops/device_algorithms.hpp (CUB/Thrust, compiled into the library) and ops/evaluate.hpp.
+// Builds on ops/detail/device_algorithms.hpp (CUB/Thrust, compiled into the library) and ops/evaluate.hpp.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <ndcuda/array/creation.hpp>
-#include <ndcuda/ops/device_algorithms.hpp>
+#include <ndcuda/ops/detail/device_algorithms.hpp>
 #include <ndcuda/ops/evaluate.hpp>
 #include <type_traits>
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <memory>
 #include <ndcuda/array/creation.hpp>
+#include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/core/scalar.hpp>
 #include <ndcuda/random/detail/draw.hpp>
 #include <ndcuda/random/detail/specs.hpp>
 #include <optional>

@@ -1,5 +1,5 @@
 // Kernel-body generation and launch for fused expressions: the non-template half of evaluation.
-// Builds on ops/operations.hpp and jit/elementwise_kernel.hpp (the engine that compiles and runs it).
+// Builds on ops/detail/operations.hpp and jit/elementwise_kernel.hpp (the engine that compiles and runs it).
 #pragma once
 
 #include <memory>
@@ -7,7 +7,7 @@
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <ndcuda/ops/detail/leaf_ref.hpp>
-#include <ndcuda/ops/operations.hpp>
+#include <ndcuda/ops/detail/operations.hpp>
 #include <span>
 #include <string>
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
-#include <ndcuda/ops/codegen.hpp>
-#include <ndcuda/ops/reduction_types.hpp>
+#include <ndcuda/ops/detail/codegen.hpp>
+#include <ndcuda/ops/detail/reduction_types.hpp>
 #include <optional>
 #include <span>
 #include <string>
