@@ -13,6 +13,7 @@
 #include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
+using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
 using nd::bench::have_gpu;
 using nd::bench::timed;
@@ -42,19 +43,6 @@ nd::ndarray<std::int32_t> random_bins(nd::index_t n, std::int32_t bins) {
 void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
-}
-
-// The baseline: a device-to-device copy of n 4-byte elements (counted as read + write).
-void BM_memcpy_d2d(benchmark::State& state) {
-  if (!have_gpu(state)) return;
-  const nd::index_t n = state.range(0);
-  const auto a = nd::zeros<float>({n});
-  auto c = nd::empty<float>({n});
-  timed(state, a.stream(), [&] {
-    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
-          "cudaMemcpyAsync");
-  });
-  counters(state, n, 2 * sizeof(float));
 }
 
 // np.bincount(x) of n int32 in [0, 256): min and max read on the host for the length, then one

@@ -12,24 +12,12 @@
 #include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
+using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
 using nd::bench::have_gpu;
 using nd::bench::timed;
 
 namespace {
-
-// The baseline: a device-to-device copy of n floats (counted as read + write).
-void BM_memcpy_d2d(benchmark::State& state) {
-  if (!have_gpu(state)) return;
-  const nd::index_t n = state.range(0);
-  const auto a = nd::zeros<float>({n});
-  auto c = nd::empty<float>({n});
-  timed(state, a.stream(), [&] {
-    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
-          "cudaMemcpyAsync");
-  });
-  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * a.nbytes()));
-}
 
 // c = a + b into a preallocated c: 3 arrays of traffic.
 void BM_add(benchmark::State& state) {

@@ -13,6 +13,7 @@
 #include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
+using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
 using nd::bench::have_gpu;
 using nd::bench::timed;
@@ -27,18 +28,6 @@ nd::ndarray<float> random_floats(nd::index_t n) {
     x = u(g);
   }
   return nd::asarray(host);
-}
-
-void BM_memcpy_d2d(benchmark::State& state) {
-  if (!have_gpu(state)) return;
-  const nd::index_t n = state.range(0);
-  const auto a = nd::zeros<float>({n});
-  auto c = nd::empty<float>({n});
-  timed(state, a.stream(), [&] {
-    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
-          "cudaMemcpyAsync");
-  });
-  state.SetBytesProcessed(state.iterations() * n * 2 * static_cast<std::int64_t>(sizeof(float)));
 }
 
 // a(mask) with mask = a > 0 (half true), the mask made beforehand. Bytes: 4 + 1 read per element,

@@ -15,6 +15,7 @@
 #include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
+using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
 using nd::bench::have_gpu;
 using nd::bench::timed;
@@ -35,19 +36,6 @@ nd::ndarray<float> random_floats(nd::index_t n) {
 void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
-}
-
-// The baseline: a device-to-device copy of n floats (counted as read + write).
-void BM_memcpy_d2d(benchmark::State& state) {
-  if (!have_gpu(state)) return;
-  const nd::index_t n = state.range(0);
-  const auto a = nd::zeros<float>({n});
-  auto c = nd::empty<float>({n});
-  timed(state, a.stream(), [&] {
-    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
-          "cudaMemcpyAsync");
-  });
-  counters(state, n, 2 * sizeof(float));
 }
 
 // np.sort of n random floats into a new array (allocation from the pool included, as in CuPy).

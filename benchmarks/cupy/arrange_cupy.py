@@ -7,38 +7,17 @@ bytes_per_second (the same byte counts as the C++ counters). Run on the GPU mach
 
     python3 benchmarks/cupy/arrange_cupy.py [--repeat 20]
 """
-import argparse
-import json
-
 import cupy as cp
 
-
-def timed(fn, repeat):
-    fn()  # warm-up: kernel compilation/loading, memory pool growth
-    cp.cuda.Stream.null.synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(repeat):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    times.sort()
-    return times[len(times) // 2]
+from cupy_timing import emit, start, timed
 
 
 def report(name, n, nbytes, ms):
-    seconds = ms / 1e3
-    print(json.dumps({"name": name, "n": n, "ms": round(ms, 4), "items_per_second": n / seconds,
-                      "bytes_per_second": nbytes / seconds}), flush=True)
+    emit(name, n, nbytes, ms)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
-    print(json.dumps({"cupy": cp.__version__, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}))
+    args = start(__doc__)
     side = 8192
 
     for n in (8 << 25, side * side):

@@ -8,31 +8,13 @@ timed as argpartition followed by sorting the k values (what a CuPy user writes)
 
     python3 benchmarks/cupy/counting_cupy.py [--repeat 20]
 """
-import argparse
-import json
-
 import cupy as cp
 
-
-def timed(fn, repeat):
-    fn()  # warm-up: kernel compilation/loading, memory pool growth
-    cp.cuda.Stream.null.synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(repeat):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    times.sort()
-    return times[len(times) // 2]
+from cupy_timing import emit, start, timed
 
 
 def report(name, n, bytes_per_item, ms):
-    seconds = ms / 1e3
-    print(json.dumps({"name": name, "n": n, "ms": round(ms, 4), "items_per_second": n / seconds,
-                      "bytes_per_second": n * bytes_per_item / seconds}), flush=True)
+    emit(name, n, n * bytes_per_item, ms)
 
 
 def topk(a, k):
@@ -43,11 +25,8 @@ def topk(a, k):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
+    args = start(__doc__)
     rng = cp.random.default_rng(12345)
-    print(json.dumps({"cupy": cp.__version__, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}))
 
     n = 1 << 26
     a = cp.zeros(n, dtype=cp.float32)

@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <ndcuda/array/creation.hpp>
 #include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <stdexcept>
@@ -53,6 +54,23 @@ void timed(benchmark::State& state, const stream& s, F&& body, int calls = 1) {
   }
   check(cudaEventDestroy(start), "cudaEventDestroy");
   check(cudaEventDestroy(stop), "cudaEventDestroy");
+}
+
+/// The baseline of the bandwidth benchmarks: `BENCHMARK(nd::bench::BM_memcpy_d2d)->Arg(n)`, one
+/// cudaMemcpyAsync device to device of n floats, counted as n items and 2 * 4n bytes (read +
+/// written), timed like the cases beside it.
+inline void BM_memcpy_d2d(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const index_t n = state.range(0);
+  const auto a = zeros<float>({n});
+  auto c = empty<float>({n});
+  timed(state, a.stream(), [&] {
+    check(cudaMemcpyAsync(c.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToDevice, a.stream().handle()),
+          "cudaMemcpyAsync");
+  });
+  state.SetItemsProcessed(state.iterations() * n);
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * a.nbytes()));
+  state.SetLabel("baseline: D2D copy, read + write bytes");
 }
 
 }  // namespace ndcuda::bench

@@ -6,6 +6,7 @@
 #include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
+#include <ndcuda/jit/detail/kernels_by_itemsize.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <string>
@@ -31,25 +32,8 @@ const jit::detail::elementwise_state& cast_state(dtype to, dtype from) {
 constexpr const char* array_source = "#include \"ndcuda/array.cuh\"\n";
 
 const raw_kernel& fill_kernel(std::size_t itemsize) {
-  static const raw_kernel k1(array_source, "ndcuda::fill_kernel<unsigned char>");
-  static const raw_kernel k2(array_source, "ndcuda::fill_kernel<unsigned short>");
-  static const raw_kernel k4(array_source, "ndcuda::fill_kernel<unsigned int>");
-  static const raw_kernel k8(array_source, "ndcuda::fill_kernel<unsigned long long>");
-  static const raw_kernel k16(array_source, "ndcuda::fill_kernel<ndcuda::bytes16>");
-  switch (itemsize) {
-    case 1:
-      return k1;
-    case 2:
-      return k2;
-    case 4:
-      return k4;
-    case 8:
-      return k8;
-    case 16:
-      return k16;
-    default:
-      throw error("fill: unsupported element size " + std::to_string(itemsize));
-  }
+  static const jit::detail::kernels_by_itemsize kernels(array_source, "ndcuda::fill_kernel<{T}>", "ndcuda::bytes16");
+  return kernels.get(itemsize, "fill");
 }
 
 struct bytes16 {  // kernels/array.cuh's ndcuda::bytes16

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
+#include <ndcuda/jit/detail/kernels_by_itemsize.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/ops/detail/arrange_kernels.hpp>
 #include <string>
@@ -164,25 +165,8 @@ struct remap_params {
 static_assert(sizeof(remap_axis_params) == 72 && sizeof(remap_params) == 32 + 72 * remap_max_dims);
 
 const raw_kernel& remap_kernel(std::size_t itemsize) {
-  static const raw_kernel k1(remap_source_text, "ndcuda_remap<unsigned char>");
-  static const raw_kernel k2(remap_source_text, "ndcuda_remap<unsigned short>");
-  static const raw_kernel k4(remap_source_text, "ndcuda_remap<unsigned int>");
-  static const raw_kernel k8(remap_source_text, "ndcuda_remap<unsigned long long>");
-  static const raw_kernel k16(remap_source_text, "ndcuda_remap<ndcuda_bytes16>");
-  switch (itemsize) {
-    case 1:
-      return k1;
-    case 2:
-      return k2;
-    case 4:
-      return k4;
-    case 8:
-      return k8;
-    case 16:
-      return k16;
-    default:
-      throw error("rearranging: unsupported element size " + std::to_string(itemsize));
-  }
+  static const jit::detail::kernels_by_itemsize kernels(remap_source_text, "ndcuda_remap<{T}>", "ndcuda_bytes16");
+  return kernels.get(itemsize, "rearranging");
 }
 
 struct bytes16 {
