@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <ndcuda/core/dtype.hpp>
 #include <ndcuda/device/stream.hpp>
 
 namespace ndcuda::linalg::detail {
@@ -53,5 +54,8 @@ struct handle_census {
   unsigned long long solver = 0;
 };
 [[nodiscard]] handle_census census() noexcept;
+
+/// The CUDA data type of a float or complex dtype (cuBLAS, cuBLASLt); internal error otherwise.
+[[nodiscard]] cudaDataType_t cuda_type(dtype t);
 
 }  // namespace ndcuda::linalg::detail

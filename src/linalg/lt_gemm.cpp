@@ -29,21 +29,6 @@ cublasLtEpilogue_t lt_epilogue(int e, bool bias) {
   }
 }
 
-cudaDataType_t lt_type(dtype t) {
-  switch (t) {
-    case dtype::float16:
-      return CUDA_R_16F;
-    case dtype::bfloat16:
-      return CUDA_R_16BF;
-    case dtype::float32:
-      return CUDA_R_32F;
-    case dtype::float64:
-      return CUDA_R_64F;
-    default:
-      throw error("ndcuda internal error: no cuBLASLt path for " + std::string(name(t)));
-  }
-}
-
 int as_int(index_t v) {
   if (v > 2147483647) {
     throw shape_error("matmul: extent " + std::to_string(v) + " exceeds cuBLASLt's 32-bit limit");
@@ -69,7 +54,7 @@ struct lt_descriptors {
 bool lt_gemm(const erased_array& out, const erased_array& a, const gemm_layout& la, const erased_array& b,
              const gemm_layout& lb, index_t m, index_t n, index_t k, const void* bias, int activation) {
   const stream& s = out.s;
-  const cudaDataType_t t = lt_type(out.type);
+  const cudaDataType_t t = cuda_type(out.type);
   const bool dbl = out.type == dtype::float64;
   const cublasComputeType_t compute =
       dbl ? CUBLAS_COMPUTE_64F

@@ -36,25 +36,6 @@ namespace {
 
 thread_local matmul_report report;
 
-cudaDataType_t cuda_type(dtype t) {
-  switch (t) {
-    case dtype::float16:
-      return CUDA_R_16F;
-    case dtype::bfloat16:
-      return CUDA_R_16BF;
-    case dtype::float32:
-      return CUDA_R_32F;
-    case dtype::float64:
-      return CUDA_R_64F;
-    case dtype::complex64:
-      return CUDA_C_32F;
-    case dtype::complex128:
-      return CUDA_C_64F;
-    default:
-      throw error("ndcuda internal error: no cuBLAS type for " + std::string(name(t)));
-  }
-}
-
 int as_int(index_t v, const char* what) {
   if (v > INT_MAX) {
     throw shape_error(std::string("matmul: ") + what + " " + std::to_string(v) +

@@ -7,6 +7,7 @@
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
+#include <ndcuda/jit/detail/kernels_by_itemsize.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
 #include <ndcuda/ops/detail/device_algorithms.hpp>
@@ -154,26 +155,13 @@ __global__ void nd_topk_rows(const U* values, const long long* sorted_idx, U* ou
 }
 )";
 
-const char* key_c_type(std::size_t bytes) {
-  return bytes == 8   ? "unsigned long long"
-         : bytes == 4 ? "unsigned int"
-         : bytes == 2 ? "unsigned short"
-                      : "unsigned char";
-}
-
 const raw_kernel& kernel(const std::string& name) {
-  static std::mutex mutex;
-  static std::map<std::string, raw_kernel> kernels;
-  const std::lock_guard lock(mutex);
-  auto it = kernels.find(name);
-  if (it == kernels.end()) {
-    it = kernels.emplace(name, raw_kernel(topk_source, name)).first;
-  }
-  return it->second;
+  static const jit::detail::kernel_family family(topk_source);
+  return family.get(name);
 }
 
 std::string instance(const char* name, std::size_t bytes) {
-  return std::string(name) + "<" + key_c_type(bytes) + ">";
+  return std::string(name) + "<" + jit::detail::unsigned_type_name(bytes) + ">";
 }
 
 /// A key flip mask of `bytes` bytes, passed by value as the kernel's U.

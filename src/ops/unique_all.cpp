@@ -6,6 +6,7 @@
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
+#include <ndcuda/jit/detail/kernels_by_itemsize.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
@@ -59,26 +60,13 @@ extern "C" __global__ void nd_unique_counts(const long long* starts, const long 
 }
 )";
 
-const char* unit_c_type(std::size_t bytes) {
-  return bytes == 8   ? "unsigned long long"
-         : bytes == 4 ? "unsigned int"
-         : bytes == 2 ? "unsigned short"
-                      : "unsigned char";
-}
-
 const raw_kernel& kernel(const std::string& name) {
-  static std::mutex mutex;
-  static std::map<std::string, raw_kernel> kernels;
-  const std::lock_guard lock(mutex);
-  auto it = kernels.find(name);
-  if (it == kernels.end()) {
-    it = kernels.emplace(name, raw_kernel(unique_source, name)).first;
-  }
-  return it->second;
+  static const jit::detail::kernel_family family(unique_source);
+  return family.get(name);
 }
 
 std::string instance(const char* name, std::size_t bytes) {
-  return std::string(name) + "<" + unit_c_type(bytes) + ">";
+  return std::string(name) + "<" + jit::detail::unsigned_type_name(bytes) + ">";
 }
 
 /// The sorted groups of x's flattened elements, up to the scan; everything on `s`.

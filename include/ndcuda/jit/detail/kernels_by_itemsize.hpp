@@ -1,14 +1,49 @@
-// One raw kernel per element size (1, 2, 4, 8 and 16 bytes) of a template that only moves bytes:
-// the data movers (fill, the pad/roll/tile gather) instantiate it on an unsigned type of that size.
+// Raw kernels of one library source by element or key width: one per size of a template that only
+// moves bytes (fill, the pad/roll/tile gather), and families instantiated by name on first use.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <string>
 
 namespace ndcuda::jit::detail {
+
+/// The unsigned type of `bytes` (1, 2, 4 or 8) bytes as generated CUDA source spells it.
+[[nodiscard]] inline const char* unsigned_type_name(std::size_t bytes) {
+  return bytes == 8   ? "unsigned long long"
+         : bytes == 4 ? "unsigned int"
+         : bytes == 2 ? "unsigned short"
+                      : "unsigned char";
+}
+
+/// The kernels of one source, each made on first use from its name expression and kept for the
+/// process (a raw_kernel compiles per device on its first launch).
+class kernel_family {
+ public:
+  explicit kernel_family(std::string source) : source_(std::move(source)) {}
+
+  [[nodiscard]] const raw_kernel& get(const std::string& name) const {
+    const std::lock_guard lock(mutex_);
+    auto it = kernels_.find(name);
+    if (it == kernels_.end()) {
+      it = kernels_.emplace(name, raw_kernel(source_, name)).first;
+    }
+    return it->second;
+  }
+  /// `template_name<unsigned type of bytes>`.
+  [[nodiscard]] const raw_kernel& get(const char* template_name, std::size_t bytes) const {
+    return get(std::string(template_name) + "<" + unsigned_type_name(bytes) + ">");
+  }
+
+ private:
+  std::string source_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, raw_kernel> kernels_;
+};
 
 class kernels_by_itemsize {
  public:
