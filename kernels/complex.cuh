@@ -238,14 +238,23 @@ complex<T> sqrt(const complex<T>& z) {
   if (x >= T()) return complex<T>(t, y / (T(2) * t));
   return complex<T>(::fabs(y) / (T(2) * t), ::copysign(t, y));
 }
+/// 0 ** (re + im j) as NumPy gives it: 1 for a zero exponent, 0 when re > 0, else nan+nanj (one of
+/// the four complex zeros to a non-positive power has no single answer).
+template <class T>
+complex<T> zero_to_the(T re, T im) {
+  if (re == T() && im == T()) return complex<T>(T(1));
+  if (re > T()) return complex<T>();
+  const T nan = ::sqrt(T(-1));
+  return complex<T>(nan, nan);
+}
 template <class T>
 complex<T> pow(const complex<T>& base, const complex<T>& e) {
-  if (base == complex<T>()) return e == complex<T>() ? complex<T>(T(1)) : complex<T>();
+  if (base == complex<T>()) return zero_to_the(e.real(), e.imag());
   return exp(e * log(base));
 }
 template <class T>
 complex<T> pow(const complex<T>& base, const T& e) {
-  if (base == complex<T>()) return e == T() ? complex<T>(T(1)) : complex<T>();
+  if (base == complex<T>()) return zero_to_the(e, T());
   return polar(::pow(abs(base), e), e * arg(base));
 }
 template <class T>
@@ -297,7 +306,11 @@ complex<T> acosh(const complex<T>& z) {
 }
 template <class T>
 complex<T> atanh(const complex<T>& z) {
-  return (log(T(1) + z) - log(T(1) - z)) / T(2);
+  // 1 - z spelled per part so that -Im z keeps the sign of a zero: on the branch cuts (Im z = +-0,
+  // |Re z| > 1) that sign picks the side, as in NumPy (and so atan's cuts at Re z = +-0).
+  const complex<T> one_plus(T(1) + z.real(), z.imag());
+  const complex<T> one_minus(T(1) - z.real(), -z.imag());
+  return (log(one_plus) - log(one_minus)) / T(2);
 }
 template <class T>
 complex<T> asin(const complex<T>& z) {
