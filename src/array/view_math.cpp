@@ -197,13 +197,17 @@ std::optional<strides_t> reshape_strides(const view_layout& v, std::span<const i
       }
     }
     for (std::size_t ok = oi; ok + 1 < oj; ++ok) {
-      if (old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]) {
+      index_t merged = 0;
+      if (__builtin_mul_overflow(old_dims[ok + 1], old_strides[ok + 1], &merged) || old_strides[ok] != merged) {
         return std::nullopt;
       }
     }
     out[nj - 1] = old_strides[oj - 1];
     for (std::size_t nk = nj - 1; nk > ni; --nk) {
-      out[nk - 1] = out[nk] * new_shape[nk];
+      // Strides that do not fit int64 have no view: the caller copies instead.
+      if (__builtin_mul_overflow(out[nk], new_shape[nk], &out[nk - 1])) {
+        return std::nullopt;
+      }
     }
     ni = nj++;
     oi = oj++;
