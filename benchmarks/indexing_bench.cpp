@@ -43,6 +43,7 @@ void BM_mask_extract_float32(benchmark::State& state) {
 }
 
 // nd::take(a, idx) of n random indices into a table of 4n floats. Bytes: 8 (index) + 4 + 4 per index.
+// range(1): 0 mode raise (NumPy's default: checked, one wait), 1 mode wrap (CuPy's only behaviour).
 void BM_take_float32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
@@ -54,7 +55,8 @@ void BM_take_float32(benchmark::State& state) {
     x = u(g);
   }
   const auto idx = nd::asarray(host);
-  timed(state, table.stream(), [&] { benchmark::DoNotOptimize(nd::take(table, idx)); });
+  const nd::take_mode mode = state.range(1) == 0 ? nd::take_mode::raise : nd::take_mode::wrap;
+  timed(state, table.stream(), [&] { benchmark::DoNotOptimize(nd::take(table, idx, std::nullopt, mode)); });
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * 16);
 }
@@ -73,5 +75,5 @@ void BM_nonzero_bool(benchmark::State& state) {
 
 BENCHMARK(BM_memcpy_d2d)->Arg(1 << 28)->UseManualTime();
 BENCHMARK(BM_mask_extract_float32)->Arg(1 << 28)->UseManualTime();
-BENCHMARK(BM_take_float32)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_take_float32)->Args({1 << 26, 0})->Args({1 << 26, 1})->UseManualTime();
 BENCHMARK(BM_nonzero_bool)->Arg(1 << 28)->UseManualTime();

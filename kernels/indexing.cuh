@@ -19,6 +19,7 @@ struct params {
   long long extent[max_arrays];
   long long axis_stride[max_arrays];
   int wide[max_arrays];       // 1: int64 indices, 0: int32
+  int mode;                   // np.take's mode: 0 raise (checked), 1 wrap, 2 clip
   unsigned long long* error;  // per array: the first result position with an out-of-range index
 };
 
@@ -49,7 +50,12 @@ __device__ __forceinline__ long long source_offset(const params& p, long long r)
     }
     long long v = p.wide[k] ? static_cast<const long long*>(p.index[k])[at]
                             : static_cast<long long>(static_cast<const int*>(p.index[k])[at]);
-    if (v < 0) {
+    if (p.mode == 1) {
+      v %= p.extent[k];
+      if (v < 0) v += p.extent[k];
+    } else if (p.mode == 2) {
+      v = v < 0 ? 0 : (v >= p.extent[k] ? p.extent[k] - 1 : v);
+    } else if (v < 0) {
       v += p.extent[k];
     }
     if (v < 0 || v >= p.extent[k]) {

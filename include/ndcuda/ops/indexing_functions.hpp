@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <ndcuda/ops/indexing.hpp>
+#include <ndcuda/ops/take_mode.hpp>
 #include <optional>
 #include <vector>
 
@@ -68,19 +69,29 @@ inline index_plan along_axis_plan(const view_layout& a, const shape_t& idx, int 
 
 }  // namespace detail
 
-/// np.take(a, indices, axis): a(nd::all, ..., indices) along `axis`; without an axis, of the
+/// np.take(a, indices, axis, mode): a(nd::all, ..., indices) along `axis`; without an axis, of the
 /// flattened array. `indices`: an integer array or expression, or a std::vector of integers.
+/// `mode` as NumPy's: take_mode::raise (the default) checks the indices and waits for the check;
+/// wrap and clip map them into range and never wait (CuPy's take always wraps).
 template <array_element E, class I>
-[[nodiscard]] ndarray<E> take(const ndarray<E>& a, const I& indices, std::optional<index_t> axis = std::nullopt) {
+[[nodiscard]] ndarray<E> take(const ndarray<E>& a, const I& indices, std::optional<index_t> axis = std::nullopt,
+                              take_mode mode = take_mode::raise) {
   if (!axis) {
-    return take(a.ravel(), indices, index_t{0});
+    return take(a.ravel(), indices, index_t{0}, mode);
   }
   const int ax = normalize_axis(*axis, a.ndim());
   std::vector<detail::index_arg> args(
       static_cast<std::size_t>(ax),
       detail::index_arg{detail::index_entry{detail::index_entry::kind::basic, all, {}, 0}, {}});
   args.push_back(detail::to_index_arg(indices, a.stream()));
-  return indexed<E>(a, std::move(args)).read();
+  const indexed<E> view(a, std::move(args));
+  if (mode == take_mode::raise) {
+    return view.read();
+  }
+  const detail::resolved_index r = view.resolve();
+  ndarray<E> out = empty<E>(r.plan.shape, a.stream());
+  detail::gather_into(detail::erase(a), r.plan, r.arrays, out.data(), a.stream(), mode);
+  return out;
 }
 
 /// np.take_along_axis(a, indices, axis): indices of a's ndim, broadcast against a on the other

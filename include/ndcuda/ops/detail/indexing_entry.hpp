@@ -8,6 +8,7 @@
 #include <ndcuda/array/detail/erased.hpp>
 #include <ndcuda/ops/detail/compaction.hpp>
 #include <ndcuda/ops/detail/index_plan.hpp>
+#include <ndcuda/ops/take_mode.hpp>
 #include <optional>
 #include <span>
 #include <vector>
@@ -19,9 +20,10 @@ enum class accumulate_op : std::uint8_t { add, subtract, multiply, maximum, mini
 /// out (C-contiguous, plan.shape, of src's dtype) = src's elements at the plan's positions;
 /// arrays[k] (int32 or int64, any strides) is the array of plan.arrays[k]. An index out of range
 /// throws index_error with NumPy's text (the stream is waited for); while capturing it is not
-/// checked: out-of-range elements read as zero (docs/indexing.md).
+/// checked: out-of-range elements read as zero (docs/indexing.md). `wrap` and `clip` (np.take's
+/// modes) map every index into range instead, so nothing is checked and nothing waits.
 void gather_into(const erased_array& src, const index_plan& plan, std::span<const erased_array> arrays, void* out,
-                 const stream& s);
+                 const stream& s, take_mode mode = take_mode::raise);
 /// dst's elements at the plan's positions = values (C-contiguous, plan.shape, dst's dtype). With
 /// `unique` false, repeated positions keep the last value in index order (NumPy's `=`), through a
 /// stable sort of the positions; `unique` (nonzero's arrays) skips the sort.
