@@ -39,20 +39,29 @@ double squared_distance(const std::vector<float>& x, std::int64_t i, const std::
   return dx * dx + dy * dy;
 }
 
-// The same iterations on the host: labels and centroids in double.
+// Each point's nearest centroid.
+std::vector<std::int64_t> host_assign(const std::vector<float>& x, const std::vector<double>& c) {
+  std::vector<std::int64_t> labels(static_cast<std::size_t>(n), 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t best = 0;
+    for (std::int64_t j = 1; j < k; ++j) {
+      if (squared_distance(x, i, c, j) < squared_distance(x, i, c, best)) {
+        best = j;
+      }
+    }
+    labels[static_cast<std::size_t>(i)] = best;
+  }
+  return labels;
+}
+
+// The same iterations on the host in double, then the final assignment.
 void host_kmeans(const std::vector<float>& x, std::vector<double>& c, std::vector<std::int64_t>& labels) {
-  labels.assign(static_cast<std::size_t>(n), 0);
   for (int it = 0; it < iterations; ++it) {
+    labels = host_assign(x, c);
     std::vector<double> sums(static_cast<std::size_t>(2 * k), 0.0);
     std::vector<std::int64_t> counts(static_cast<std::size_t>(k), 0);
     for (std::int64_t i = 0; i < n; ++i) {
-      std::int64_t best = 0;
-      for (std::int64_t j = 1; j < k; ++j) {
-        if (squared_distance(x, i, c, j) < squared_distance(x, i, c, best)) {
-          best = j;
-        }
-      }
-      labels[static_cast<std::size_t>(i)] = best;
+      const std::int64_t best = labels[static_cast<std::size_t>(i)];
       counts[static_cast<std::size_t>(best)] += 1;
       sums[static_cast<std::size_t>(2 * best)] += x[static_cast<std::size_t>(2 * i)];
       sums[static_cast<std::size_t>(2 * best + 1)] += x[static_cast<std::size_t>(2 * i + 1)];
@@ -63,6 +72,7 @@ void host_kmeans(const std::vector<float>& x, std::vector<double>& c, std::vecto
           static_cast<double>(std::max<std::int64_t>(counts[static_cast<std::size_t>(j / 2)], 1));
     }
   }
+  labels = host_assign(x, c);
 }
 
 bool close(double got, double want, double tol) {
@@ -86,17 +96,21 @@ int main() {
     nd::ndarray<float> c = nd::take(x, nd::arange<std::int64_t>(k), 0);
     nd::ndarray<std::int64_t> labels;
     nd::ndarray<float> d2;
-    for (int it = 0; it < iterations; ++it) {
+    const auto assign = [&] {
       // d2 = ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1); labels = d2.argmin(1)
       const auto diff = x(nd::all, nd::newaxis, nd::all) - c(nd::newaxis, nd::all, nd::all);
       d2 = nd::sum(diff * diff, 2);
       labels = nd::argmin(d2, 1);
+    };
+    for (int it = 0; it < iterations; ++it) {
+      assign();
       // counts = np.bincount(labels, minlength=k); np.add.at(sums, labels, x)
       const nd::ndarray<float> counts = nd::bincount(labels, nd::size(k)).astype<float>();
       const auto sums = nd::zeros<float>({k, 2});
       nd::add_at(sums, labels, x);
       c = sums / nd::maximum(counts.reshape({k, 1}), 1.0f);
     }
+    assign();  // the final labels, and the distances to the final centroids
 
     // Each point's squared distance to its own centroid: np.take_along_axis(d2, labels[:, None], 1).
     const nd::ndarray<float> own = nd::take_along_axis(d2, labels.reshape({n, 1}), 1).reshape({n});
