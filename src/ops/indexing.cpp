@@ -164,7 +164,8 @@ prepared prepare(const erased_array& src, const index_plan& plan, std::span<cons
 }
 
 // NumPy raises IndexError for an index out of range: read the flags back (a wait) and report the
-// first bad index of the first array that has one. Not while capturing (nothing may wait).
+// first bad index of the first array that has one. Not while capturing (nothing may wait). The
+// writers call it between the offsets pass and the write, so a failed write changes nothing.
 void report_out_of_range(const prepared& pr, const index_plan& plan, std::span<const erased_array> arrays,
                          const stream& s) {
   if (!pr.check || pr.p.n == 0 || s.is_capturing()) {
@@ -238,6 +239,9 @@ void scatter_into(const erased_array& dst, const index_plan& plan, std::span<con
   const prepared pr = prepare(dst, plan, arrays, s);
   long long* offsets = nullptr;
   const auto offsets_owner = compute_offsets(pr, plan, dst, s, &offsets);
+  // NumPy checks every index before it writes: the offsets pass has flagged any out-of-range
+  // index, so throw now (one wait) and leave dst untouched.
+  report_out_of_range(pr, plan, arrays, s);
   const std::string type = bits_type(itemsize(dst.type));
   const index_t n = pr.p.n;
   if (unique) {
@@ -255,7 +259,6 @@ void scatter_into(const erased_array& dst, const index_plan& plan, std::span<con
     launch("ndcuda::indexing::scatter_last<" + type + ">", n, s, static_cast<const void*>(keys),
            static_cast<const void*>(order), static_cast<long long>(n), values, static_cast<void*>(base_of(dst)));
   }
-  report_out_of_range(pr, plan, arrays, s);
 }
 
 void accumulate_into(accumulate_op op, const erased_array& dst, const index_plan& plan,
@@ -275,10 +278,10 @@ void accumulate_into(accumulate_op op, const erased_array& dst, const index_plan
   const prepared pr = prepare(dst, plan, arrays, s);
   long long* offsets = nullptr;
   const auto offsets_owner = compute_offsets(pr, plan, dst, s, &offsets);
+  report_out_of_range(pr, plan, arrays, s);  // before any update, as in scatter_into
   launch("ndcuda::indexing::accumulate<" + std::string(cuda_type_name(dst.type)) + ", " + std::to_string(which) + ">",
          pr.p.n, s, static_cast<const long long*>(offsets), static_cast<long long>(pr.p.n), values,
          static_cast<void*>(base_of(dst)));
-  report_out_of_range(pr, plan, arrays, s);
 }
 
 void compile_indexing_kernels(compute_capability cc) {

@@ -149,12 +149,19 @@ resolved_index resolve_index(const erased_array& src, std::span<const index_arg>
 
 erased_array extract_rows(const erased_array& a, const erased_array& mask, std::optional<index_t> size,
                           const void* fill, const stream& s, const char* what) {
+  if (size && *size < 0) {
+    throw shape_error(std::string(what) + ": nd::size(" + std::to_string(*size) + ") must not be negative");
+  }
   const std::size_t k = mask.layout.shape.size();
   const bool empty_1d = k == 1 && mask.layout.shape[0] == 0;  // matches any axis (NumPy)
-  if (empty_1d && !a.layout.shape.empty()) {
+  if (empty_1d && !a.layout.shape.empty()) {                  // nothing selected: no rows, or nd::size's k rows of fill
     shape_t shape = a.layout.shape;
-    shape[0] = 0;
-    return allocate(a.type, shape, s);
+    shape[0] = size.value_or(0);
+    erased_array out = allocate(a.type, shape, s);
+    if (out.size() > 0) {
+      fill_pattern(out.data(), itemsize(a.type), fill, out.size(), 1, s);
+    }
+    return out;
   }
   for (std::size_t j = 0; j < k; ++j) {
     if (j >= a.layout.shape.size() || mask.layout.shape[j] != a.layout.shape[j]) {
@@ -173,9 +180,6 @@ erased_array extract_rows(const erased_array& a, const erased_array& mask, std::
   const index_t row = rows == 0 ? 0 : (items.size() / (rows == 0 ? 1 : rows));
   const auto* flags = static_cast<const bool*>(m.data());
   const index_t count = size ? *size : count_true(flags, rows, s, what);
-  if (count < 0) {
-    throw shape_error(std::string(what) + ": nd::size(" + std::to_string(count) + ") must not be negative");
-  }
   shape_t shape{count};
   shape.insert(shape.end(), a.layout.shape.begin() + static_cast<std::ptrdiff_t>(k), a.layout.shape.end());
   erased_array out = allocate(a.type, shape, s);

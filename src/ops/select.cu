@@ -86,10 +86,12 @@ void select_as(const void* items, const bool* mask, index_t n, index_t row, void
 
 index_t count_true(const bool* mask, index_t n, const stream& s, const char* what) {
   if (s.is_capturing()) {
-    throw capture_error(std::string(what) +
-                        "'s result size is known only on the device, so it waits for it on the host, but its "
-                        "stream is capturing a CUDA graph. Give a static size instead, e.g. nd::nonzero(a, "
-                        "nd::size(k)) or nd::extract(mask, a, nd::size(k), fill): these capture like any other op");
+    throw capture_error(
+        std::string(what) +
+        "'s result size is known only on the device, so it waits for it on the host, but its "
+        "stream is capturing a CUDA graph. Give a static size instead, e.g. a(mask, nd::size(k), fill), "
+        "nd::nonzero(a, nd::size(k)) or nd::extract(mask, a, nd::size(k), fill): these capture like "
+        "any other op");
   }
   if (n <= 0) {
     return 0;

@@ -44,6 +44,7 @@ class ndarray;
 /// and scatters when assigned to. Defined in ops/indexing.hpp (include <ndcuda/ndcuda.hpp>).
 template <array_element E>
 class indexed;
+struct static_size;
 
 namespace detail {
 /// Whether an index argument is an advanced index (an array, an expression, a host list of
@@ -61,6 +62,12 @@ inline constexpr bool is_advanced_index<std::span<U, N>> = true;
 /// Builds the proxy (ops/indexing.hpp).
 template <array_element E, class... I>
 indexed<E> make_indexed(const ndarray<E>& source, const I&... index);
+/// a(mask, nd::size(k), fill): nd::size (ops/static_size.hpp) among the arguments. The result is a
+/// const copy, so that writing to it (which could not reach a) does not compile.
+template <class I>
+inline constexpr bool is_static_size = std::is_same_v<I, static_size>;
+template <array_element E, class... I>
+const ndarray<E> make_sized_read(const ndarray<E>& source, const I&... index);  // NOLINT(readability-const-return-type)
 }  // namespace detail
 
 /// An expression of ops/ (a + b, nd::sin(a), nd::where(m, a, b)): evaluated, in one fused kernel,
@@ -218,9 +225,13 @@ class ndarray {
   /// (an all-integer index gives a 0-d view; item() reads it). With an advanced index among them
   /// (an integer or bool array, an expression such as a > 0, a std::vector of integers) it is
   /// nd::indexed<E> instead (ops/indexing.hpp): read as a copy, written by scatter.
+  /// a(mask, nd::size(k), fill) reads exactly k rows (padded with fill) without a host wait; it is
+  /// a const copy: writing to it does not compile.
   template <class... I>
-  [[nodiscard]] auto operator()(const I&... index) const {
-    if constexpr ((detail::is_advanced_index<I> || ...)) {
+  [[nodiscard]] decltype(auto) operator()(const I&... index) const {  // keeps make_sized_read's const
+    if constexpr ((detail::is_static_size<I> || ...)) {               // a(mask, nd::size(k), fill): a const copy
+      return detail::make_sized_read(*this, index...);
+    } else if constexpr ((detail::is_advanced_index<I> || ...)) {
       return detail::make_indexed(*this, index...);
     } else {
       const std::vector<index_item> items = {detail::to_index_item(index)...};

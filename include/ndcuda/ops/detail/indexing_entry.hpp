@@ -26,10 +26,13 @@ void gather_into(const erased_array& src, const index_plan& plan, std::span<cons
                  const stream& s, take_mode mode = take_mode::raise);
 /// dst's elements at the plan's positions = values (C-contiguous, plan.shape, dst's dtype). With
 /// `unique` false, repeated positions keep the last value in index order (NumPy's `=`), through a
-/// stable sort of the positions; `unique` (nonzero's arrays) skips the sort.
+/// stable sort of the positions; `unique` (nonzero's arrays) skips the sort. Every index is checked
+/// before anything is written (NumPy's order): an index out of range throws index_error and dst is
+/// unchanged (one wait). While capturing nothing is checked: out-of-range elements are skipped.
 void scatter_into(const erased_array& dst, const index_plan& plan, std::span<const erased_array> arrays,
                   const void* values, bool unique, const stream& s);
 /// dst[position] = dst[position] op values[i] for every i, repeated positions each applied (np.add.at).
+/// Indices are checked first, as in scatter_into.
 void accumulate_into(accumulate_op op, const erased_array& dst, const index_plan& plan,
                      std::span<const erased_array> arrays, const void* values, const stream& s);
 
