@@ -1,28 +1,61 @@
-# Installs headers, the library and a relocatable CMake package (ndcudaConfig.cmake).
+# Installs headers, the libraries, a relocatable CMake package (ndcudaConfig.cmake) and pkg-config
+# files (ndcuda.pc, ndcuda-linalg.pc, ndcuda-dist.pc). Builds on the targets of src/.
 include(CMakePackageConfigHelpers)
 
 set(ndcuda_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/ndcuda)
 
-install(TARGETS ndcuda ndcuda_linalg EXPORT ndcudaTargets
+# One export set per library: the config includes ndcuda::linalg's and ndcuda::dist's only when
+# their dependencies (math libraries, NCCL) are found on the user's machine, so a program that
+# uses neither configures without them.
+install(TARGETS ndcuda EXPORT ndcudaTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT ndcudaTargets NAMESPACE ndcuda:: DESTINATION ${ndcuda_cmake_dir})
+install(TARGETS ndcuda_linalg EXPORT ndcudaLinalgTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(EXPORT ndcudaLinalgTargets NAMESPACE ndcuda:: DESTINATION ${ndcuda_cmake_dir})
 if(NDCUDA_HAS_DIST)
-  install(TARGETS ndcuda_dist EXPORT ndcudaTargets
+  install(TARGETS ndcuda_dist EXPORT ndcudaDistTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
-    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(EXPORT ndcudaDistTargets NAMESPACE ndcuda:: DESTINATION ${ndcuda_cmake_dir})
+  get_filename_component(ndcuda_nccl_library_dir ${NCCL_LIBRARY} DIRECTORY)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ndcuda DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/include/ndcuda/version.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ndcuda)
-install(EXPORT ndcudaTargets NAMESPACE ndcuda:: DESTINATION ${ndcuda_cmake_dir})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ndcuda)
 
+# DLPack: the header the library was compiled with, pinned beside ndcuda's own (DLPack is
+# Apache-2.0 like ndcuda; the license text is installed above), so <ndcuda/interop/dlpack_array.hpp>
+# works wherever the install goes, with or without a dlpack.h on the user's machine.
+set(ndcuda_has_dlpack OFF)
+if(DLPACK_INCLUDE_DIR)
+  set(ndcuda_has_dlpack ON)
+  install(FILES ${DLPACK_INCLUDE_DIR}/dlpack/dlpack.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ndcuda/third_party/dlpack)
+  file(WRITE ${PROJECT_BINARY_DIR}/dlpack_origin.txt
+    "dlpack.h: a copy of ${DLPACK_INCLUDE_DIR}/dlpack/dlpack.h, the header ndcuda was built with.\n"
+    "DLPack (https://github.com/dmlc/dlpack), Copyright 2017 DLPack Contributors, Apache License 2.0\n"
+    "(the text is in share/doc/ndcuda/LICENSE). ndcuda's package puts this folder on the include path.\n")
+  install(FILES ${PROJECT_BINARY_DIR}/dlpack_origin.txt
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ndcuda/third_party/dlpack RENAME README)
+endif()
+
+# The config needs the CUDA major version the libraries link (libcudart.so.<major>): another major
+# would put a second runtime into the user's process.
+set(ndcuda_cuda_major ${CUDAToolkit_VERSION_MAJOR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ndcudaConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/ndcudaConfig.cmake INSTALL_DESTINATION ${ndcuda_cmake_dir})
+  ${PROJECT_BINARY_DIR}/ndcudaConfig.cmake INSTALL_DESTINATION ${ndcuda_cmake_dir}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ndcudaConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
-install(FILES ${PROJECT_BINARY_DIR}/ndcudaConfig.cmake
-  ${PROJECT_BINARY_DIR}/ndcudaConfigVersion.cmake DESTINATION ${ndcuda_cmake_dir})
+install(FILES ${PROJECT_BINARY_DIR}/ndcudaConfig.cmake ${PROJECT_BINARY_DIR}/ndcudaConfigVersion.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/find_nccl.cmake DESTINATION ${ndcuda_cmake_dir})
+
+include(${PROJECT_SOURCE_DIR}/cmake/pkg_config.cmake)

@@ -1,9 +1,15 @@
-# cmake -P script: configure, build and run examples/cmake_consumer against an installed ndcuda.
+# cmake -P script: configure and build a consumer project against an installed ndcuda, then run it.
+#   -D SOURCE_DIR -D BINARY_DIR -D PREFIX -D CXX_COMPILER [-D CUDA_ROOT] [-D HEADER_ROOT]
+#   [-D PROGRAM=<name to run, default cmake_consumer; NONE to build only>]
+#   [-D CHECK_DLPACK=ON: dlpack.h must have been read from PREFIX, the installed config's copy]
 foreach(var SOURCE_DIR BINARY_DIR PREFIX CXX_COMPILER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "build_consumer.cmake needs -D ${var}=...")
   endif()
 endforeach()
+if(NOT DEFINED PROGRAM)
+  set(PROGRAM cmake_consumer)
+endif()
 
 file(REMOVE_RECURSE ${BINARY_DIR})
 set(configure_args -S ${SOURCE_DIR} -B ${BINARY_DIR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
@@ -11,13 +17,16 @@ set(configure_args -S ${SOURCE_DIR} -B ${BINARY_DIR} -DCMAKE_CXX_COMPILER=${CXX_
 if(CUDA_ROOT)
   list(APPEND configure_args -DCUDAToolkit_ROOT=${CUDA_ROOT})
 endif()
+if(HEADER_ROOT)
+  list(APPEND configure_args -DHEADER_ROOT=${HEADER_ROOT})
+endif()
 
 function(run_step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("${out}${err}")
   set(step_output "${out}" PARENT_SCOPE)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "cmake_consumer: ${what} failed (${rc})")
+    message(FATAL_ERROR "${SOURCE_DIR}: ${what} failed (${rc})")
   endif()
 endfunction()
 
@@ -27,9 +36,41 @@ run_step("build" ${CMAKE_COMMAND} --build ${BINARY_DIR})
 file(STRINGS ${BINARY_DIR}/CMakeCache.txt ndcuda_dir_line REGEX "^ndcuda_DIR:")
 string(FIND "${ndcuda_dir_line}" "${PREFIX}" found_at)
 if(found_at EQUAL -1)
-  message(FATAL_ERROR "cmake_consumer used ${ndcuda_dir_line}, not the tree installed at ${PREFIX}")
+  message(FATAL_ERROR "${SOURCE_DIR} used ${ndcuda_dir_line}, not the tree installed at ${PREFIX}")
 endif()
-run_step("run" ${BINARY_DIR}/cmake_consumer)
-if(NOT step_output MATCHES "cmake_consumer: ndcuda [0-9]+\\.[0-9]+\\.[0-9]+")
+
+# The compiler's dependency files name every header it read: dlpack.h must come from the install
+# (the copy its config puts on the include path), not from a system folder that happens to hold one.
+if(CHECK_DLPACK)
+  file(GLOB_RECURSE depfiles ${BINARY_DIR}/CMakeFiles/*.o.d)
+  set(dlpack_paths "")
+  foreach(depfile ${depfiles})
+    file(STRINGS ${depfile} lines REGEX "dlpack/dlpack\\.h")
+    foreach(line ${lines})
+      string(REGEX MATCHALL "[^ \t\\\\:]*dlpack/dlpack\\.h" found "${line}")
+      list(APPEND dlpack_paths ${found})
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES dlpack_paths)
+  if(NOT dlpack_paths)
+    message(FATAL_ERROR "no dependency file of ${BINARY_DIR} names dlpack/dlpack.h: nothing included it")
+  endif()
+  foreach(path ${dlpack_paths})
+    file(REAL_PATH ${path} real)
+    file(REAL_PATH ${PREFIX} real_prefix)
+    string(FIND "${real}" "${real_prefix}/" at)
+    if(NOT at EQUAL 0)
+      message(FATAL_ERROR "the consumer read ${real}, not the dlpack.h installed under ${PREFIX}: the "
+        "installed config does not carry DLPack's include folder")
+    endif()
+  endforeach()
+  message("dlpack.h came from the install: ${dlpack_paths}")
+endif()
+
+if(PROGRAM STREQUAL "NONE")
+  return()
+endif()
+run_step("run" ${BINARY_DIR}/${PROGRAM})
+if(PROGRAM STREQUAL "cmake_consumer" AND NOT step_output MATCHES "cmake_consumer: ndcuda [0-9]+\\.[0-9]+\\.[0-9]+")
   message(FATAL_ERROR "cmake_consumer ran but did not print its version line")
 endif()
