@@ -6,8 +6,7 @@
 // wins, and libtorch's own declarations need its copy (DLPack 1.x). The legacy DLManagedTensor that ndcuda
 // exchanges has the same layout in every DLPack version, so a library built with an older dlpack.h still fits.
 #if defined(DLPACK_DLPACK_H_) && (!defined(DLPACK_MAJOR_VERSION) || DLPACK_MAJOR_VERSION < 1)
-#error \
-    "an older <dlpack/dlpack.h> (before 1.0) was included before <ndcuda/interop/torch.hpp>, and libtorch needs its own: include <ndcuda/interop/torch.hpp> before any other DLPack header (see docs/interop.md)"
+#error "include <ndcuda/interop/torch.hpp> before <dlpack/dlpack.h> older than 1.0: libtorch needs its own"
 #endif
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
@@ -15,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 #include <ndcuda/array/ndarray.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
@@ -121,9 +121,10 @@ void check_torch_import(const at::Tensor& t) {
 /// last ndarray sharing it goes, and is released exactly once.
 ///
 /// Streams: the array orders its work on `s`, or on the default stream of the tensor's device. Work torch queued
-/// so far on its current stream of that device is ordered before it (an event, no host blocking), and the storage
-/// is marked as used on the array's stream (Tensor::record_stream), so torch's caching allocator does not hand the
-/// memory out again before that work has run.
+/// so far on its current stream of that device is ordered before it (an event, no host blocking). Torch's caching
+/// allocator does not hand the memory out again before the array's work has run: the storage is marked as used on
+/// a torch pool stream (Tensor::record_stream), which is made to wait for the array's stream when the last array
+/// goes. (Marking the array's own stream would leave torch recording an event on it later, when it may be gone.)
 ///
 /// Throws dlpack_error, touching nothing, for an undefined, non-CUDA, sparse, conjugate/negative-bit or
 /// requires-grad tensor, or one whose dtype is not T's (torch.float16 is __half, torch.bfloat16 __nv_bfloat16,
@@ -138,21 +139,41 @@ template <array_element T>
     throw dlpack_error("from_torch was given a tensor on cuda:" + std::to_string(device) + " and a stream of device " +
                        std::to_string(target.device()) + "; pass a stream of the tensor's device");
   }
-  const c10::cuda::CUDAStream torch_current = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device));
-  detail::order_stream_after(target.handle(), detail::torch_cuda_stream(torch_current), device);
-  if (target.handle() != torch_current.stream() && t.numel() != 0) {
-    t.record_stream(to_torch_stream(target));
+  const auto torch_device = static_cast<c10::DeviceIndex>(device);
+  detail::order_stream_after(target.handle(), detail::torch_cuda_stream(c10::cuda::getCurrentCUDAStream(torch_device)),
+                             device);
+  // Pool streams live as long as the process, so torch may record events on this one whenever it frees.
+  const c10::cuda::CUDAStream keeper = c10::cuda::getStreamFromPool(false, torch_device);
+  if (t.numel() != 0) {
+    t.record_stream(keeper);
   }
+
   DLManagedTensor* exported = at::toDLPack(t);
+  dlpack_import in;
+  std::shared_ptr<const void> adopted;
   try {
-    return from_dlpack<value_type>(exported, target);
+    in = check_dl_managed_tensor(exported, dtype_of<value_type>);
+    (void)detail::dlpack_import_stream(in, target);
+    adopted = adopt_dl_managed_tensor(exported);
   } catch (...) {
-    // A refused tensor stays ours (from_dlpack did not take it): release torch's reference here.
+    // Refused or not taken: the exported tensor is still ours, so torch's reference is released here.
     if (exported->deleter != nullptr) {
       exported->deleter(exported);
     }
     throw;
   }
+  // The owner keeps the array's stream alive and, when the last array goes, orders the keeper after it before
+  // torch's reference is dropped. Should this allocation fail, shared_ptr runs the deleter at once: still correct.
+  std::shared_ptr<const void> owner(adopted.get(), [adopted, target, keeper, device](const void*) mutable noexcept {
+    try {
+      detail::order_stream_after(keeper.stream(), target.handle(), device);
+    } catch (...) {
+      // At exit CUDA may be unloading already; nothing is left to protect then.
+    }
+    adopted.reset();
+  });
+  view_layout layout{std::move(in.shape), std::move(in.strides), 0};
+  return ndarray<value_type>(std::move(owner), static_cast<value_type*>(in.data), std::move(layout), device, target);
 }
 
 /// A torch tensor viewing `a`'s memory: no copy, shape and strides as `a`'s (views included, the first element
