@@ -299,6 +299,24 @@ TEST(TorchInterop, RefusalsSayWhatToDoAndLeaveTheTensorAlone) {
   EXPECT_EQ(f.sum().item<float>(), 3.0f);
 }
 
+// No GPU needed: these are refused before CUDA is touched.
+TEST(TorchInterop, HostAndUndefinedTensorsAreRefusedWithoutCuda) {
+  try {
+    (void)nd::from_torch<float>(at::ones({3}));
+    ADD_FAILURE() << "no exception";
+  } catch (const nd::dlpack_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("from_torch was given a tensor on cpu"), std::string::npos) << m;
+    EXPECT_NE(m.find("t.to(torch::kCUDA)"), std::string::npos) << m;
+  }
+  try {
+    (void)nd::from_torch<float>(at::Tensor());
+    ADD_FAILURE() << "no exception";
+  } catch (const nd::dlpack_error& e) {
+    EXPECT_NE(std::string(e.what()).find("undefined at::Tensor"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TorchInterop, StreamsCrossBothWays) {
   NDCUDA_REQUIRE_GPU();
   const std::vector<float> values = random_floats(5000);

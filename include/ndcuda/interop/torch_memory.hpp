@@ -135,6 +135,7 @@ inline void use_ndcuda_memory_in_torch(torch_resource_picker pick = [](int devic
 /// capture (at::cuda::CUDAGraph); nd::capture takes its memory from nd::capture_resource instead.
 class torch_memory_resource final : public memory_resource {
  public:
+  /// A resource for `device`'s memory; allocations set `device` current while torch allocates.
   explicit torch_memory_resource(int device) : memory_resource(memory_kind::device, device) {}
 
  protected:
