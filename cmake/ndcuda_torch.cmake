@@ -10,6 +10,10 @@ if(NOT NDCUDA_WITH_TORCH)
 elseif(NOT DLPACK_INCLUDE_DIR)
   set(ndcuda_torch_why "the interop goes through DLPack, which is disabled (see DLPACK_INCLUDE_DIR above)")
 else()
+  # Torch's package try-compiles CUDA code (to find the GPUs' architectures). With CMake < 3.26 such a test project
+  # does not know nvcc's C++20 flag, which the top level teaches CMake, so it asks for C++17 here; nothing in the
+  # folders that include this file compiles CUDA.
+  set(CMAKE_CUDA_STANDARD 17)
   find_package(Torch QUIET)
   if(NOT Torch_FOUND)
     set(ndcuda_torch_why "Torch not found (-D CMAKE_PREFIX_PATH=\"$(python3 -c 'import torch; "
