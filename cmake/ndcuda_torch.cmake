@@ -16,14 +16,14 @@ else()
   set(CMAKE_CUDA_STANDARD 17)
   find_package(Torch QUIET)
   if(NOT Torch_FOUND)
-    set(ndcuda_torch_why "Torch not found (-D CMAKE_PREFIX_PATH=\"$(python3 -c 'import torch; "
-      "print(torch.utils.cmake_prefix_path)')\" finds a PyTorch install)")
+    set(ndcuda_torch_why
+      "Torch not found (point CMAKE_PREFIX_PATH at python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')")
   elseif(NOT TARGET c10_cuda)
     set(ndcuda_torch_why "Torch at ${Torch_DIR} is a CPU-only build; the interop needs its CUDA build")
   elseif(TORCH_CXX_FLAGS MATCHES "_GLIBCXX_USE_CXX11_ABI=0" AND NOT CMAKE_CXX_FLAGS MATCHES "_GLIBCXX_USE_CXX11_ABI=0")
     # std::string crosses between ndcuda and torch (error messages): both sides need the same libstdc++ ABI.
-    set(ndcuda_torch_why "Torch was built with the pre-C++11 libstdc++ ABI (-D_GLIBCXX_USE_CXX11_ABI=0) and ndcuda "
-      "with the default one; configure ndcuda with -D CMAKE_CXX_FLAGS=-D_GLIBCXX_USE_CXX11_ABI=0 to use this Torch")
+    string(CONCAT ndcuda_torch_why "Torch was built with the pre-C++11 libstdc++ ABI (-D_GLIBCXX_USE_CXX11_ABI=0) "
+      "and ndcuda with the default one; configure ndcuda with -D CMAKE_CXX_FLAGS=-D_GLIBCXX_USE_CXX11_ABI=0 to use it")
   else()
     set(ndcuda_torch_found ON)
   endif()
