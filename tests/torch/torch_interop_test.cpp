@@ -208,6 +208,16 @@ TEST(TorchInterop, StridedAndOffsetViewsKeepTheirLayout) {
   EXPECT_EQ(at_.to_host(), host_values(xs.t()));
 }
 
+TEST(TorchInterop, EmptyArraysAndTensorsCrossBothWays) {
+  NDCUDA_REQUIRE_GPU();
+  const at::Tensor t = nd::to_torch(nd::zeros<float>({0, 3}));
+  EXPECT_EQ(t.sizes().vec(), (std::vector<std::int64_t>{0, 3}));
+  EXPECT_TRUE(t.is_cuda());
+  const nd::ndarray<double> a = nd::from_torch<double>(at::empty({4, 0}, on_gpu(at::kDouble)));
+  EXPECT_EQ(a.shape(), (nd::shape_t{4, 0}));
+  EXPECT_EQ(a.size(), 0);
+}
+
 // dtype -> torch scalar type, checked bit for bit both ways.
 template <class T>
 void expect_dtype_maps(at::ScalarType expected) {
@@ -362,7 +372,9 @@ TEST(TorchInterop, EventsOrderTheStreamsBothWays) {
   const c10::cuda::CUDAStreamGuard guard(torch_side);
 
   nd::ndarray<float> a = nd::zeros<float>({n}, ns);
-  a += 1.0f;  // compiles the kernel now, not between the timed passes
+  a += 1.0f;  // compiles the kernels now, not between the writes and the reads below
+  (void)nd::min(a).item();
+  (void)nd::max(a).item();
   a(nd::ellipsis) = 0.0f;
   ns.synchronize();
   const at::Tensor t = nd::to_torch(a);  // torch's view of the same memory
