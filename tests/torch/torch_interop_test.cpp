@@ -336,6 +336,7 @@ TEST(TorchInterop, StreamsCrossBothWays) {
     const nd::stream ts = nd::from_torch_stream(c10::cuda::getCurrentCUDAStream());
     EXPECT_EQ(ts.handle(), c10::cuda::getCurrentCUDAStream().stream());
     EXPECT_FALSE(ts.owns_handle());
+    EXPECT_EQ(nd::stream::wrap(c10::cuda::getCurrentCUDAStream()), ts);  // the same, spelled with wrap
     const nd::ndarray<float> a = nd::asarray<float>(values, {5000}, ts);
     const nd::ndarray<float> b = nd::sin(a) * 3.0f;                                     // queued on ts
     const std::vector<float> torch_sin = host_values(at::sin(nd::to_torch(a)) * 3.0f);  // same stream: in order
