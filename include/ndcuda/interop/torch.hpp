@@ -63,6 +63,17 @@ inline void order_stream_after(cudaStream_t waiter, cudaStream_t producer, int d
     return;
   }
   const device_guard on(device);
+  // An event cannot join a capturing stream and a non-capturing one: CUDA would invalidate the capture. Refuse first.
+  cudaStreamCaptureStatus waiter_capture = cudaStreamCaptureStatusNone;
+  cudaStreamCaptureStatus producer_capture = cudaStreamCaptureStatusNone;
+  check_cuda(cudaStreamIsCapturing(waiter, &waiter_capture), "cudaStreamIsCapturing (torch interop)");
+  check_cuda(cudaStreamIsCapturing(producer, &producer_capture), "cudaStreamIsCapturing (torch interop)");
+  if ((waiter_capture == cudaStreamCaptureStatusNone) != (producer_capture == cudaStreamCaptureStatusNone)) {
+    throw capture_error(
+        "ordering torch's stream and ndcuda's: one of them is capturing a CUDA graph and the other is not, and an "
+        "event between them would invalidate the capture; hand arrays and tensors over before capturing, or use "
+        "the capturing stream on both sides (from_torch(t, s), at::cuda::CUDAStreamGuard with to_torch_stream(s))");
+  }
   cudaEvent_t e = nullptr;
   check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags (torch interop)");
   cudaError_t status = cudaEventRecord(e, producer);
@@ -104,7 +115,12 @@ void check_torch_import(const at::Tensor& t) {
         "from_torch was given a tensor that requires grad, and ndcuda does not track gradients (as "
         "torch's t.numpy() refuses); pass t.detach()");
   }
-  const std::optional<dtype> held = from_dl_dtype(at::getDLDataType(t));
+  std::optional<dtype> held;
+  try {
+    held = from_dl_dtype(at::getDLDataType(t));
+  } catch (const c10::Error&) {
+    // Torch dtypes without a DLPack code (float8, quantized, ...): none in ndcuda either.
+  }
   if (held != dtype_of<T>) {
     throw dlpack_error("from_torch<" + std::string(name(dtype_of<T>)) + "> was given a tensor of dtype " +
                        torch_dtype_name(t) +
