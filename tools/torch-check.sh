@@ -39,7 +39,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$pr
   -DDLPACK_INCLUDE_DIR="$build/dlpack" -DNDCUDA_CUDA_ARCHITECTURES="$archs" -DNDCUDA_WITH_TORCH=ON \
   -DNDCUDA_BUILD_BENCHMARKS=OFF -DNDCUDA_WITH_NCCL=OFF "${launcher[@]}" >"$build.configure.log" 2>&1 ||
   { tail -60 "$build.configure.log"; echo "torch-check: configure failed (log: $build.configure.log)"; exit 1; }
-grep -E "ndcuda:|Torch|CUDA" "$build.configure.log" | grep -v "^--.*Looking" | head -20
+grep -E "^-- (ndcuda:|PyTorch: CUDA detected)" "$build.configure.log"
 if ! grep -q "libtorch interop example and test enabled" "$build.configure.log"; then
   echo "torch-check: CMake did not enable the libtorch interop (see the ndcuda: lines above)"
   exit 1
