@@ -1,5 +1,6 @@
-// communicator: a group of GPU ranks joined by NCCL, one stream per local GPU, in one process
-// (ncclCommInitAll) or one process per GPU. Builds on device/stream.hpp; nccl.h stays in src/dist.
+/// @file
+/// communicator: a group of GPU ranks joined by NCCL, one stream per local GPU, in one process
+/// (ncclCommInitAll) or one process per GPU. Builds on device/stream.hpp; nccl.h stays in src/dist.
 #pragma once
 
 #include <array>

@@ -1,6 +1,7 @@
-// Creating distributed arrays: distribute an ndarray or host data over a communicator, and
-// zeros/full/arange made directly sharded (each rank creates only its block). Builds on
-// dist/{distributed_array,movement}.hpp and ops/elementwise.hpp (arange's per-rank formula).
+/// @file
+/// Creating distributed arrays: distribute an ndarray or host data over a communicator, and
+/// zeros/full/arange made directly sharded (each rank creates only its block). Builds on
+/// dist/{distributed_array,movement}.hpp and ops/elementwise.hpp (arange's per-rank formula).
 #pragma once
 
 #include <cmath>

@@ -1,6 +1,7 @@
-// distributed_array<T>: a global shape laid over the ranks of a communicator by a sharding spec,
-// one ndarray<T> shard per local rank on that rank's stream. Builds on array/ndarray.hpp and
-// dist/{communicator,sharding}.hpp; movement, creation and operations live in their own headers.
+/// @file
+/// distributed_array<T>: a global shape laid over the ranks of a communicator by a sharding spec,
+/// one ndarray<T> shard per local rank on that rank's stream. Builds on array/ndarray.hpp and
+/// dist/{communicator,sharding}.hpp; movement, creation and operations live in their own headers.
 #pragma once
 
 #include <ndcuda/array/creation.hpp>

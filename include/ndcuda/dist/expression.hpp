@@ -1,6 +1,7 @@
-// Elementwise expressions over distributed arrays: a lazy node that, per local rank, substitutes
-// that rank's shards into the same ndcuda expression and evaluates it as one fused JIT kernel on
-// the rank's stream. Builds on dist/distributed_array.hpp and ops/elementwise.hpp.
+/// @file
+/// Elementwise expressions over distributed arrays: a lazy node that, per local rank, substitutes
+/// that rank's shards into the same ndcuda expression and evaluates it as one fused JIT kernel on
+/// the rank's stream. Builds on dist/distributed_array.hpp and ops/elementwise.hpp.
 #pragma once
 
 #include <ndcuda/core/detail/scalar.hpp>
@@ -262,7 +263,7 @@ concept writable_distributed_array =
 
 }  // namespace detail
 
-// Compound assignment, shard by shard in place: each shard's own `+=` (NumPy's same_kind casting).
+/// Compound assignment, shard by shard in place: each shard's own `+=` (NumPy's same_kind casting).
 #define NDCUDA_DIST_COMPOUND(op)                                                                               \
   template <class A, distributed_operand Y>                                                                    \
   requires detail::writable_distributed_array<A> A && operator op(A&& a, const Y& y) {                         \

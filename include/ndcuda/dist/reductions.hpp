@@ -1,6 +1,7 @@
-// Reductions of distributed arrays: sum, prod, min, max, mean over all elements or one axis. Each
-// rank reduces its shard with nd::sum & co.; NCCL all-reduce combines the partials. Builds on
-// ops/reductions.hpp and dist/{distributed_array,expression}.hpp.
+/// @file
+/// Reductions of distributed arrays: sum, prod, min, max, mean over all elements or one axis. Each
+/// rank reduces its shard with nd::sum & co.; NCCL all-reduce combines the partials. Builds on
+/// ops/reductions.hpp and dist/{distributed_array,expression}.hpp.
 #pragma once
 
 #include <ndcuda/dist/distributed_array.hpp>
@@ -161,9 +162,9 @@ auto as_distributed(const X& x) {
 
 }  // namespace detail
 
-// Over every element: a 0-d replicated array (local_shard(0).item() reads it). Along `axis`:
-// replicated when `axis` is the sharded one (NCCL combines the partials), else sharded like the
-// input with no communication. Expressions are evaluated first.
+/// Over every element: a 0-d replicated array (local_shard(0).item() reads it). Along `axis`:
+/// replicated when `axis` is the sharded one (NCCL combines the partials), else sharded like the
+/// input with no communication. Expressions are evaluated first.
 #define NDCUDA_DIST_REDUCTION(fn, kind)                                                                \
   template <distributed_array_operand X>                                                               \
   [[nodiscard]] auto fn(const X& x) {                                                                  \

@@ -1,5 +1,6 @@
-// The sharding spec of a distributed array (replicated, or blocks along one axis) and the host
-// arithmetic of shard extents and overlaps. Builds on core/shape.hpp only: no GPU, no NCCL.
+/// @file
+/// The sharding spec of a distributed array (replicated, or blocks along one axis) and the host
+/// arithmetic of shard extents and overlaps. Builds on core/shape.hpp only: no GPU, no NCCL.
 #pragma once
 
 #include <ndcuda/core/shape.hpp>
@@ -18,8 +19,8 @@ namespace ndcuda::dist {
 /// block grid (rows over one set of ranks, columns over another) will be a second entry and a
 /// `grid` shape; today a spec with more than one axis is refused.
 struct sharding {
-  std::vector<int> axes;  // the array axes cut by the rank grid, one per grid dimension
-  std::vector<int> grid;  // ranks along each grid dimension; empty means all ranks along axes[0]
+  std::vector<int> axes;  ///< the array axes cut by the rank grid, one per grid dimension
+  std::vector<int> grid;  ///< ranks along each grid dimension; empty means all ranks along axes[0]
 
   [[nodiscard]] static sharding replicated() { return {}; }
   [[nodiscard]] static sharding block(int axis) { return {{axis}, {}}; }

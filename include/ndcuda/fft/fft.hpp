@@ -1,6 +1,7 @@
-// NumPy's fft module: fft/ifft/rfft/irfft/hfft/ihfft, their 2-d and n-d forms, fftfreq/rfftfreq
-// and fftshift/ifftshift. Builds on fft/detail/entry_points.hpp (cuFFT with a per-device plan
-// cache, compiled into ndcuda::linalg) and ops/ for conversions and scaling.
+/// @file
+/// NumPy's fft module: fft/ifft/rfft/irfft/hfft/ihfft, their 2-d and n-d forms, fftfreq/rfftfreq
+/// and fftshift/ifftshift. Builds on fft/detail/entry_points.hpp (cuFFT with a per-device plan
+/// cache, compiled into ndcuda::linalg) and ops/ for conversions and scaling.
 #pragma once
 
 #include <ndcuda/fft/detail/entry_points.hpp>

@@ -1,5 +1,6 @@
-// DLPack on the host: dtype and device mapping, building DLManagedTensors that keep memory alive, and
-// validating imported ones. Builds on core/ and <dlpack/dlpack.h>; interop/dlpack_array.hpp wraps ndarray.
+/// @file
+/// DLPack on the host: dtype and device mapping, building DLManagedTensors that keep memory alive, and
+/// validating imported ones. Builds on core/ and <dlpack/dlpack.h>; interop/dlpack_array.hpp wraps ndarray.
 #pragma once
 
 #include <dlpack/dlpack.h>

@@ -1,5 +1,6 @@
-// to_dlpack/from_dlpack: share an ndarray's GPU memory with PyTorch, CuPy, JAX and other DLPack
-// users without a copy. Builds on interop/dlpack.hpp and array/ (ndarray, from_device).
+/// @file
+/// to_dlpack/from_dlpack: share an ndarray's GPU memory with PyTorch, CuPy, JAX and other DLPack
+/// users without a copy. Builds on interop/dlpack.hpp and array/ (ndarray, from_device).
 #pragma once
 
 #include <ndcuda/array/creation.hpp>

@@ -1,5 +1,6 @@
-// NumPy's .npy file format on the host: header dict parsing and formatting, raw reads and writes.
-// Builds on core/dtype.hpp and core/shape.hpp only; interop/npy_array.hpp moves the bytes to and from ndarray.
+/// @file
+/// NumPy's .npy file format on the host: header dict parsing and formatting, raw reads and writes.
+/// Builds on core/dtype.hpp and core/shape.hpp only; interop/npy_array.hpp moves the bytes to and from ndarray.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
-// Controls and statistics of the JIT caches (in memory and on disk), and where JIT warnings go.
-// Builds on nothing else in ndcuda; docs/jit.md describes the cache's layout and variables.
+/// @file
+/// Controls and statistics of the JIT caches (in memory and on disk), and where JIT warnings go.
+/// Builds on nothing else in ndcuda; docs/jit.md describes the cache's layout and variables.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +11,8 @@
 namespace ndcuda::jit {
 
 struct cache_status {
-  // Disk cache, as configured from NDCUDA_CACHE, NDCUDA_CACHE_DIR, XDG_CACHE_HOME, HOME and
-  // NDCUDA_CACHE_MAX_SIZE when the first kernel was compiled or looked up.
+  /// Disk cache, as configured from NDCUDA_CACHE, NDCUDA_CACHE_DIR, XDG_CACHE_HOME, HOME and
+  /// NDCUDA_CACHE_MAX_SIZE when the first kernel was compiled or looked up.
   bool disk_enabled = false;
   bool disk_writable = false;  ///< false after a write failed or the folder was refused (memory-only)
   std::filesystem::path directory;
@@ -20,7 +21,7 @@ struct cache_status {
   /// may write it): the reason. Nothing is then read from it or written to it (docs/jit.md).
   std::string refused_reason;
   std::uint64_t max_bytes = 0;  ///< 0: no bound
-  // Counters since the process started.
+  /// Counters since the process started.
   std::uint64_t memory_entries = 0;
   std::uint64_t memory_hits = 0;
   std::uint64_t disk_hits = 0;

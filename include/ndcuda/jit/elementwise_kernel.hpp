@@ -1,5 +1,6 @@
-// elementwise_kernel<Out(In...)>: a user-written expression applied to every element, compiled
-// with NVRTC per layout variant and device. Builds on jit/launch.hpp and core/{dtype,shape}.hpp.
+/// @file
+/// elementwise_kernel<Out(In...)>: a user-written expression applied to every element, compiled
+/// with NVRTC per layout variant and device. Builds on jit/launch.hpp and core/{dtype,shape}.hpp.
 #pragma once
 
 #include <array>

@@ -1,5 +1,6 @@
-// Launch geometry for JIT kernels and the non-template entry point every kernel launches through.
-// Builds on device/stream.hpp; the kernel behind the opaque handle lives in the compiled library.
+/// @file
+/// Launch geometry for JIT kernels and the non-template entry point every kernel launches through.
+/// Builds on device/stream.hpp; the kernel behind the opaque handle lives in the compiled library.
 #pragma once
 
 #include <cuda_runtime_api.h>

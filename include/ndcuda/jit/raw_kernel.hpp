@@ -1,5 +1,6 @@
-// raw_kernel: a user-written CUDA C++ kernel compiled with NVRTC on first launch on each device,
-// cached in memory and on disk. Builds on jit/launch.hpp (geometry, the non-template launcher).
+/// @file
+/// raw_kernel: a user-written CUDA C++ kernel compiled with NVRTC on first launch on each device,
+/// cached in memory and on disk. Builds on jit/launch.hpp (geometry, the non-template launcher).
 #pragma once
 
 #include <memory>

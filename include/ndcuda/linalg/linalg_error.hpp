@@ -1,5 +1,6 @@
-// nd::linalg_error (NumPy's LinAlgError) and the precision switch of the products.
-// Builds on core/error.hpp only, so CPU-side planning code can throw it without the math libraries.
+/// @file
+/// nd::linalg_error (NumPy's LinAlgError) and the precision switch of the products.
+/// Builds on core/error.hpp only, so CPU-side planning code can throw it without the math libraries.
 #pragma once
 
 #include <ndcuda/core/error.hpp>

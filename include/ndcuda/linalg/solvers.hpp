@@ -1,6 +1,7 @@
-// numpy.linalg's factorizations and what is built on them: solve, inv, det, slogdet, cholesky,
-// qr, svd, eigh, eigvalsh, lstsq, pinv, matrix_rank, norm/matrix_norm, cond. Builds on
-// linalg/detail/entry_points.hpp (cuSOLVER, compiled into ndcuda::linalg) and ops/reductions.hpp.
+/// @file
+/// numpy.linalg's factorizations and what is built on them: solve, inv, det, slogdet, cholesky,
+/// qr, svd, eigh, eigvalsh, lstsq, pinv, matrix_rank, norm/matrix_norm, cond. Builds on
+/// linalg/detail/entry_points.hpp (cuSOLVER, compiled into ndcuda::linalg) and ops/reductions.hpp.
 #pragma once
 
 #include <cmath>

@@ -1,5 +1,6 @@
-// async_pool_resource: device memory from a CUDA memory pool (cudaMallocFromPoolAsync), the resource
-// to allocate from inside graph capture. Builds on memory_resource.hpp and the CUDA runtime's pools.
+/// @file
+/// async_pool_resource: device memory from a CUDA memory pool (cudaMallocFromPoolAsync), the resource
+/// to allocate from inside graph capture. Builds on memory_resource.hpp and the CUDA runtime's pools.
 #pragma once
 
 #include <cuda_runtime_api.h>

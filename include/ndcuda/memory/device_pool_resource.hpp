@@ -1,5 +1,6 @@
-// device_pool_resource: the default device memory resource, a caching sub-allocator over cudaMalloc
-// with per-stream free lists. Builds on memory_resource.hpp and pool_interfaces.hpp.
+/// @file
+/// device_pool_resource: the default device memory resource, a caching sub-allocator over cudaMalloc
+/// with per-stream free lists. Builds on memory_resource.hpp and pool_interfaces.hpp.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
-// What kind of memory a host pointer range is, as CUDA sees it: pinned over the whole range or not.
-// Builds on the CUDA driver's pointer attributes; the transfer engine picks its path from the answer.
+/// @file
+/// What kind of memory a host pointer range is, as CUDA sees it: pinned over the whole range or not.
+/// Builds on the CUDA driver's pointer attributes; the transfer engine picks its path from the answer.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
-// limiting_adaptor: caps the bytes any memory_resource may have handed out at once.
-// Builds on memory_resource.hpp; throws out_of_memory like the pools do.
+/// @file
+/// limiting_adaptor: caps the bytes any memory_resource may have handed out at once.
+/// Builds on memory_resource.hpp; throws out_of_memory like the pools do.
 #pragma once
 
 #include <atomic>

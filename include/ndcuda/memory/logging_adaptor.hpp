@@ -1,5 +1,6 @@
-// logging_adaptor: records every allocate and deallocate of any memory_resource (size, stream,
-// time) through a callback or into a CSV file. Builds on memory_resource.hpp.
+/// @file
+/// logging_adaptor: records every allocate and deallocate of any memory_resource (size, stream,
+/// time) through a callback or into a CSV file. Builds on memory_resource.hpp.
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,6 @@
-// managed_resource: unified memory (cudaMallocManaged), with prefetch and advise helpers.
-// Builds on memory_resource.hpp; for data that the host and one GPU take turns touching.
+/// @file
+/// managed_resource: unified memory (cudaMallocManaged), with prefetch and advise helpers.
+/// Builds on memory_resource.hpp; for data that the host and one GPU take turns touching.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
-// memory_resource: the stream-ordered allocation interface every ndcuda allocation goes through.
-// Builds on device/stream.hpp; pools, adaptors and the per-device registry implement or hold one.
+/// @file
+/// memory_resource: the stream-ordered allocation interface every ndcuda allocation goes through.
+/// Builds on device/stream.hpp; pools, adaptors and the per-device registry implement or hold one.
 #pragma once
 
 #include <cstddef>

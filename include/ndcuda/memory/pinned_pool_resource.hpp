@@ -1,5 +1,6 @@
-// pinned_pool_resource: the default host resource, a cache of page-locked (cudaHostAlloc) blocks by
-// size class, and the transfer engine's staging pool. Builds on memory_resource.hpp, pool_interfaces.hpp.
+/// @file
+/// pinned_pool_resource: the default host resource, a cache of page-locked (cudaHostAlloc) blocks by
+/// size class, and the transfer engine's staging pool. Builds on memory_resource.hpp, pool_interfaces.hpp.
 #pragma once
 
 #include <cstddef>

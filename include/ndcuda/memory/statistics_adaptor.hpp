@@ -1,5 +1,6 @@
-// statistics_adaptor: counts what passes through to any memory_resource (current and peak bytes,
-// allocation counts). Builds on memory_resource.hpp and stats.hpp.
+/// @file
+/// statistics_adaptor: counts what passes through to any memory_resource (current and peak bytes,
+/// allocation counts). Builds on memory_resource.hpp and stats.hpp.
 #pragma once
 
 #include <atomic>

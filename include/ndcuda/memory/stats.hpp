@@ -1,5 +1,6 @@
-// memory_stats: what a pool or statistics_adaptor reports (used, cached, peak, counts, limit).
-// Builds on nothing but the standard library; every resource with statistics returns one.
+/// @file
+/// memory_stats: what a pool or statistics_adaptor reports (used, cached, peak, counts, limit).
+/// Builds on nothing but the standard library; every resource with statistics returns one.
 #pragma once
 
 #include <cstddef>

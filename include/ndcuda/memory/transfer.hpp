@@ -1,5 +1,6 @@
-// The transfer engine: host<->device copies that use pinned input as it is and pipeline pageable
-// input through pinned staging buffers. Builds on pinned_pool_resource.hpp and host_memory.hpp.
+/// @file
+/// The transfer engine: host<->device copies that use pinned input as it is and pipeline pageable
+/// input through pinned staging buffers. Builds on pinned_pool_resource.hpp and host_memory.hpp.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
-// NumPy's bincount, histogram, histogram2d and digitize. Builds on ops/sorting.hpp (searchsorted),
-// ops/reductions.hpp and the counting kernels of ops/detail/counting_kernels.hpp.
+/// @file
+/// NumPy's bincount, histogram, histogram2d and digitize. Builds on ops/sorting.hpp (searchsorted),
+/// ops/reductions.hpp and the counting kernels of ops/detail/counting_kernels.hpp.
 #pragma once
 
 #include <array>

@@ -1,5 +1,6 @@
-// Expression nodes: array and scalar leaves and op nodes that hold their operands by value, with
-// the result dtype fixed at compile time. Builds on array/ndarray.hpp and core/promotion.hpp.
+/// @file
+/// Expression nodes: array and scalar leaves and op nodes that hold their operands by value, with
+/// the result dtype fixed at compile time. Builds on array/ndarray.hpp and core/promotion.hpp.
 #pragma once
 
 #include <complex>

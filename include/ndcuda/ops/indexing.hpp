@@ -1,6 +1,7 @@
-// NumPy's advanced indexing: a(idx), a(mask), a(i, nd::all, j) with integer arrays, masks and host
-// lists, read as a copy (gather) and written by scatter; nd::add_at and friends. Builds on
-// ops/detail/indexing_entry.hpp (plans, kernels), ops/evaluate.hpp and ops/functions.hpp (where).
+/// @file
+/// NumPy's advanced indexing: a(idx), a(mask), a(i, nd::all, j) with integer arrays, masks and host
+/// lists, read as a copy (gather) and written by scatter; nd::add_at and friends. Builds on
+/// ops/detail/indexing_entry.hpp (plans, kernels), ops/evaluate.hpp and ops/functions.hpp (where).
 #pragma once
 
 #include <concepts>
@@ -131,7 +132,7 @@ class indexed {
     update(v, [](ndarray<E>& g, const auto& x) { g /= x; });
   }
 
-  // For nd::add_at and the functions of ops/indexing_functions.hpp.
+  /// For nd::add_at and the functions of ops/indexing_functions.hpp.
   [[nodiscard]] const ndarray<E>& source() const noexcept { return source_; }
   [[nodiscard]] std::span<const detail::index_arg> index() const noexcept { return index_; }
 

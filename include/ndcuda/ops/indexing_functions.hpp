@@ -1,6 +1,7 @@
-// NumPy's gathering, scattering and finding functions: take, take_along_axis, put, put_along_axis,
-// compress, extract, nonzero, argwhere, flatnonzero, where(cond), and their nd::size(k) forms.
-// Builds on ops/indexing.hpp (the proxy, plans and kernels).
+/// @file
+/// NumPy's gathering, scattering and finding functions: take, take_along_axis, put, put_along_axis,
+/// compress, extract, nonzero, argwhere, flatnonzero, where(cond), and their nd::size(k) forms.
+/// Builds on ops/indexing.hpp (the proxy, plans and kernels).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// NumPy's joining and splitting: concatenate, stack, hstack/vstack/dstack, column_stack, split,
-// array_split, hsplit/vsplit/dsplit. Builds on ops/detail/arrange_kernels.hpp (copies) and views.
+/// @file
+/// NumPy's joining and splitting: concatenate, stack, hstack/vstack/dstack, column_stack, split,
+/// array_split, hsplit/vsplit/dsplit. Builds on ops/detail/arrange_kernels.hpp (copies) and views.
 #pragma once
 
 #include <initializer_list>
@@ -155,7 +156,7 @@ ndarray<E> column_stack(std::span<const ndarray<E>> arrays, std::optional<stream
   return concatenate<E>(std::span<const ndarray<E>>(a), 1, s);
 }
 
-// The vector and braced-list spellings of the four above.
+/// The vector and braced-list spellings of the four above.
 #define NDCUDA_JOIN_OVERLOADS(fn)                                                                   \
   template <array_element E>                                                                        \
   ndarray<E> fn(const std::vector<ndarray<E>>& arrays, std::optional<stream> s = std::nullopt) {    \

@@ -1,6 +1,7 @@
-// NumPy's rearranging functions that make new arrays: pad, roll, tile, repeat, tril/triu/tri,
-// meshgrid and indices, each one pass of the gather kernel (ops/detail/arrange_kernels.hpp).
-// The view-returning ones (flip, rot90, moveaxis, diagonal, ...) are in ops/rearranging_views.hpp.
+/// @file
+/// NumPy's rearranging functions that make new arrays: pad, roll, tile, repeat, tril/triu/tri,
+/// meshgrid and indices, each one pass of the gather kernel (ops/detail/arrange_kernels.hpp).
+/// The view-returning ones (flip, rot90, moveaxis, diagonal, ...) are in ops/rearranging_views.hpp.
 #pragma once
 
 #include <array>

@@ -1,6 +1,7 @@
-// NumPy's rearranging functions that return views (flip, fliplr/flipud, rot90, moveaxis, diagonal,
-// diag of 2-d, atleast_1d/2d/3d, broadcast_arrays) and trace. Builds on ops/joining.hpp (view_of)
-// and ops/detail/arrange_plan.hpp (layouts).
+/// @file
+/// NumPy's rearranging functions that return views (flip, fliplr/flipud, rot90, moveaxis, diagonal,
+/// diag of 2-d, atleast_1d/2d/3d, broadcast_arrays) and trace. Builds on ops/joining.hpp (view_of)
+/// and ops/detail/arrange_plan.hpp (layouts).
 #pragma once
 
 #include <ndcuda/ops/detail/arrange_plan.hpp>

@@ -1,6 +1,7 @@
-// NumPy's reductions on arrays and expressions (sum, prod, min, max, mean, var, std, argmin,
-// argmax, all, any, count_nonzero, the nan* forms, norm): the map is fused into one JIT kernel, the
-// result stays on the device. Builds on ops/{evaluate,reduce_engine}.hpp and array/creation.hpp.
+/// @file
+/// NumPy's reductions on arrays and expressions (sum, prod, min, max, mean, var, std, argmin,
+/// argmax, all, any, count_nonzero, the nan* forms, norm): the map is fused into one JIT kernel, the
+/// result stays on the device. Builds on ops/{evaluate,reduce_engine}.hpp and array/creation.hpp.
 #pragma once
 
 #include <array>
@@ -192,9 +193,9 @@ inline std::optional<std::vector<int>> one_axis(std::optional<int> axis) {
 
 }  // namespace detail
 
-// f(x [, axes] [, options...]): every axis unless axes are given, then nd::keepdims, nd::ddof(n)
-// (var and std) and a stream in any order. D overrides the accumulator/result dtype (NumPy's
-// dtype=): nd::sum<double>(x, 0).
+/// f(x [, axes] [, options...]): every axis unless axes are given, then nd::keepdims, nd::ddof(n)
+/// (var and std) and a stream in any order. D overrides the accumulator/result dtype (NumPy's
+/// dtype=): nd::sum<double>(x, 0).
 #define NDCUDA_REDUCTION(fn, kind)                                                   \
   template <class D = void, array_operand X, reduce_option... O>                     \
   [[nodiscard]] auto fn(const X& x, const axes& ax, const O&... o) {                 \
@@ -204,7 +205,7 @@ inline std::optional<std::vector<int>> one_axis(std::optional<int> axis) {
   [[nodiscard]] auto fn(const X& x, const O&... o) {                                 \
     return detail::reduce_with<detail::reduce_kind::kind, D>(x, std::nullopt, o...); \
   }
-// argmin/argmax: f(x [, axis] [, nd::keepdims] [, stream]) -> int64; no axis: the flat C-order index.
+/// argmin/argmax: f(x [, axis] [, nd::keepdims] [, stream]) -> int64; no axis: the flat C-order index.
 #define NDCUDA_ARG_REDUCTION(fn, kind)                                                            \
   template <array_operand X, reduce_option... O>                                                  \
   [[nodiscard]] ndarray<std::int64_t> fn(const X& x, std::optional<int> axis, const O&... o) {    \

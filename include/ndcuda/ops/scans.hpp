@@ -1,5 +1,6 @@
-// NumPy's cumsum and cumprod on arrays and expressions, flattened or along one axis.
-// Builds on ops/detail/device_algorithms.hpp (CUB scans, compiled into the library) and ops/sorting.hpp.
+/// @file
+/// NumPy's cumsum and cumprod on arrays and expressions, flattened or along one axis.
+/// Builds on ops/detail/device_algorithms.hpp (CUB scans, compiled into the library) and ops/sorting.hpp.
 #pragma once
 
 #include <ndcuda/array/creation.hpp>

@@ -1,6 +1,7 @@
-// NumPy's partition, argpartition, choose, select and copyto, and topk (the k largest or smallest
-// elements, sorted, with their indices). Builds on ops/sorting.hpp, ops/functions.hpp (where) and
-// the topk kernels of ops/detail/selection_kernels.hpp.
+/// @file
+/// NumPy's partition, argpartition, choose, select and copyto, and topk (the k largest or smallest
+/// elements, sorted, with their indices). Builds on ops/sorting.hpp, ops/functions.hpp (where) and
+/// the topk kernels of ops/detail/selection_kernels.hpp.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// NumPy's sort, argsort, unique and searchsorted on arrays and expressions, NaN ordered last.
-// Builds on ops/detail/device_algorithms.hpp (CUB/Thrust, compiled into the library) and ops/evaluate.hpp.
+/// @file
+/// NumPy's sort, argsort, unique and searchsorted on arrays and expressions, NaN ordered last.
+/// Builds on ops/detail/device_algorithms.hpp (CUB/Thrust, compiled into the library) and ops/evaluate.hpp.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// nd::size(k): a static result size for operations whose size is otherwise known only on the
-// device (nonzero, mask extraction, unique), so they need no host wait and can be captured.
+/// @file
+/// nd::size(k): a static result size for operations whose size is otherwise known only on the
+/// device (nonzero, mask extraction, unique), so they need no host wait and can be captured.
 #pragma once
 
 #include <ndcuda/core/shape.hpp>

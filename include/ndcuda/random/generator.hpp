@@ -1,6 +1,7 @@
-// nd::random::generator, spelled as NumPy's Generator: every distribution returns a lazy draw that
-// fuses into expressions and reductions, materialised when assigned to an array. Counter-based
-// Philox-4x32-10 whose offset lives on the device. Builds on random/detail/{draw,specs}.hpp.
+/// @file
+/// nd::random::generator, spelled as NumPy's Generator: every distribution returns a lazy draw that
+/// fuses into expressions and reductions, materialised when assigned to an array. Counter-based
+/// Philox-4x32-10 whose offset lives on the device. Builds on random/detail/{draw,specs}.hpp.
 #pragma once
 
 #include <algorithm>
