@@ -132,9 +132,10 @@ using stored_t = std::remove_cvref_t<T>;
 /// rank's shards, so each GPU runs the same fused kernel on its own block, in parallel.
 template <class F, class... Operands>
 struct distributed_expr {
+  /// Marks the type as a distributed expression.
   using is_ndcuda_distributed_expression = void;
-  F f;
-  std::tuple<Operands...> operands;
+  F f;                               ///< builds the expression from each rank's shards
+  std::tuple<Operands...> operands;  ///< the distributed arrays, expressions and scalars it reads
 
   /// The ndcuda expression rank `local` evaluates.
   auto shard_expression(int local, const detail::expression_plan& p) const {
@@ -263,7 +264,7 @@ concept writable_distributed_array =
 
 }  // namespace detail
 
-/// Compound assignment, shard by shard in place: each shard's own `+=` (NumPy's same_kind casting).
+// Compound assignment, shard by shard in place: each shard's own `+=` (NumPy's same_kind casting).
 #define NDCUDA_DIST_COMPOUND(op)                                                                               \
   template <class A, distributed_operand Y>                                                                    \
   requires detail::writable_distributed_array<A> A && operator op(A&& a, const Y& y) {                         \

@@ -162,9 +162,9 @@ auto as_distributed(const X& x) {
 
 }  // namespace detail
 
-/// Over every element: a 0-d replicated array (local_shard(0).item() reads it). Along `axis`:
-/// replicated when `axis` is the sharded one (NCCL combines the partials), else sharded like the
-/// input with no communication. Expressions are evaluated first.
+// Over every element: a 0-d replicated array (local_shard(0).item() reads it). Along `axis`:
+// replicated when `axis` is the sharded one (NCCL combines the partials), else sharded like the
+// input with no communication. Expressions are evaluated first.
 #define NDCUDA_DIST_REDUCTION(fn, kind)                                                                \
   template <distributed_array_operand X>                                                               \
   [[nodiscard]] auto fn(const X& x) {                                                                  \
@@ -177,11 +177,21 @@ auto as_distributed(const X& x) {
     return detail::reduce<detail::reduction::kind>(a, normalize_axis(axis, a.ndim()), keep);           \
   }
 
+/// The sum of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(sum, sum)
+/// @}
+/// The product of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(prod, prod)
+/// @}
+/// The smallest element of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(min, min)
+/// @}
+/// The largest element of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(max, max)
+/// @}
+/// The mean of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(mean, mean)
+/// @}
 
 #undef NDCUDA_DIST_REDUCTION
 

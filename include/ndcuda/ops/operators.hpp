@@ -282,23 +282,35 @@ void assign_in_place(const ndarray<E>& target, const X& x, const char* ufunc) {
 
 }  // namespace detail
 
-/// Compound assignment updates the array's memory in place, as NumPy's `a += x` does: one fused
-/// kernel, no allocation. Works on named arrays and on temporary views (`a(nd::slice(1, n)) *= 2`).
+// Compound assignment updates the array's memory in place, as NumPy's `a += x` does: one fused
+// kernel, no allocation. Works on named arrays and on temporary views (`a(nd::slice(1, n)) *= 2`).
 #define NDCUDA_COMPOUND(op, fn, ufunc)                                           \
   template <class A, operand Y>                                                  \
   requires detail::writable_array<A> A && operator op(A&& a, Y&& y) {            \
     detail::assign_in_place(a, fn(std::as_const(a), std::forward<Y>(y)), ufunc); \
     return std::forward<A>(a);                                                   \
   }
+/// `a += x`: a = add(a, x) written into a's memory in place, as NumPy's `a += x`: one fused kernel, no
+/// allocation; the result must cast to a's dtype under the same_kind rule. Named arrays and temporary
+/// views (`a(nd::slice(1, n)) *= 2`) alike.
 NDCUDA_COMPOUND(+=, add, "add")
+/// `a -= x`: a = subtract(a, x) written into a's memory in place (NumPy's in-place subtract).
 NDCUDA_COMPOUND(-=, subtract, "subtract")
+/// `a *= x`: a = multiply(a, x) written into a's memory in place (NumPy's in-place multiply).
 NDCUDA_COMPOUND(*=, multiply, "multiply")
+/// `a /= x`: a = true_divide(a, x) written into a's memory in place (NumPy's in-place true_divide).
 NDCUDA_COMPOUND(/=, true_divide, "divide")
+/// `a %= x`: a = remainder(a, x) written into a's memory in place (NumPy's in-place remainder).
 NDCUDA_COMPOUND(%=, remainder, "remainder")
+/// `a &= x`: a = bitwise_and(a, x) written into a's memory in place (NumPy's in-place bitwise_and).
 NDCUDA_COMPOUND(&=, bitwise_and, "bitwise_and")
+/// `a |= x`: a = bitwise_or(a, x) written into a's memory in place (NumPy's in-place bitwise_or).
 NDCUDA_COMPOUND(|=, bitwise_or, "bitwise_or")
+/// `a ^= x`: a = bitwise_xor(a, x) written into a's memory in place (NumPy's in-place bitwise_xor).
 NDCUDA_COMPOUND(^=, bitwise_xor, "bitwise_xor")
+/// `a <<= x`: a = left_shift(a, x) written into a's memory in place (NumPy's in-place left_shift).
 NDCUDA_COMPOUND(<<=, left_shift, "left_shift")
+/// `a >>= x`: a = right_shift(a, x) written into a's memory in place (NumPy's in-place right_shift).
 NDCUDA_COMPOUND(>>=, right_shift, "right_shift")
 #undef NDCUDA_COMPOUND
 
