@@ -203,39 +203,39 @@ requires(distributed_array_operand<A> || ...) [[nodiscard]] auto map(F f, A&&...
     return map([](const auto& x) { return ::ndcuda::fn(x); }, std::forward<A>(a)); \
   }
 
-NDCUDA_DIST_BINARY(operator+)
-NDCUDA_DIST_BINARY(operator-)
-NDCUDA_DIST_BINARY(operator*)
-NDCUDA_DIST_BINARY(operator/)
-NDCUDA_DIST_BINARY(operator%)
-NDCUDA_DIST_BINARY(operator==)
-NDCUDA_DIST_BINARY(operator!=)
-NDCUDA_DIST_BINARY(operator<)
-NDCUDA_DIST_BINARY(operator<=)
-NDCUDA_DIST_BINARY(operator>)
-NDCUDA_DIST_BINARY(operator>=)
-NDCUDA_DIST_BINARY(operator&)
-NDCUDA_DIST_BINARY(operator|)
-NDCUDA_DIST_BINARY(operator^)
-NDCUDA_DIST_UNARY(operator-)
-NDCUDA_DIST_UNARY(operator~)
-NDCUDA_DIST_BINARY(power)
-NDCUDA_DIST_BINARY(maximum)
-NDCUDA_DIST_BINARY(minimum)
-NDCUDA_DIST_BINARY(arctan2)
-NDCUDA_DIST_UNARY(abs)
-NDCUDA_DIST_UNARY(sqrt)
-NDCUDA_DIST_UNARY(exp)
-NDCUDA_DIST_UNARY(log)
-NDCUDA_DIST_UNARY(sin)
-NDCUDA_DIST_UNARY(cos)
-NDCUDA_DIST_UNARY(tanh)
-NDCUDA_DIST_UNARY(floor)
-NDCUDA_DIST_UNARY(ceil)
-NDCUDA_DIST_UNARY(isnan)
-NDCUDA_DIST_UNARY(real)
-NDCUDA_DIST_UNARY(imag)
-NDCUDA_DIST_UNARY(conj)
+NDCUDA_DIST_BINARY(operator+)   ///< `a + b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator-)   ///< `a - b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator*)   ///< `a * b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator/)   ///< `a / b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator%)   ///< `a % b` (NumPy's remainder) on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator==)  ///< `a == b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator!=)  ///< `a != b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator<)   ///< `a < b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator<=)  ///< `a <= b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator>)   ///< `a > b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator>=)  ///< `a >= b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator&)   ///< `a & b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator|)   ///< `a | b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator^)   ///< `a ^ b` on each rank's shards, lazily
+NDCUDA_DIST_UNARY(operator-)    ///< `-a` on each rank's shards, lazily
+NDCUDA_DIST_UNARY(operator~)    ///< `~a` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(power)       ///< nd::power(a, b) on each rank's shards, lazily
+NDCUDA_DIST_BINARY(maximum)     ///< nd::maximum(a, b) on each rank's shards, lazily
+NDCUDA_DIST_BINARY(minimum)     ///< nd::minimum(a, b) on each rank's shards, lazily
+NDCUDA_DIST_BINARY(arctan2)     ///< nd::arctan2(a, b) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(abs)          ///< nd::abs(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(sqrt)         ///< nd::sqrt(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(exp)          ///< nd::exp(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(log)          ///< nd::log(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(sin)          ///< nd::sin(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(cos)          ///< nd::cos(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(tanh)         ///< nd::tanh(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(floor)        ///< nd::floor(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(ceil)         ///< nd::ceil(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(isnan)        ///< nd::isnan(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(real)         ///< nd::real(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(imag)         ///< nd::imag(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(conj)         ///< nd::conj(a) on each rank's shards, lazily
 
 #undef NDCUDA_DIST_UNARY
 #undef NDCUDA_DIST_BINARY
@@ -272,16 +272,16 @@ concept writable_distributed_array =
         a, y, [](ndarray<typename std::remove_cvref_t<A>::value_type>& shard, const auto& v) { shard op v; }); \
     return std::forward<A>(a);                                                                                 \
   }
-NDCUDA_DIST_COMPOUND(+=)
-NDCUDA_DIST_COMPOUND(-=)
-NDCUDA_DIST_COMPOUND(*=)
-NDCUDA_DIST_COMPOUND(/=)
-NDCUDA_DIST_COMPOUND(%=)
-NDCUDA_DIST_COMPOUND(&=)
-NDCUDA_DIST_COMPOUND(|=)
-NDCUDA_DIST_COMPOUND(^=)
-NDCUDA_DIST_COMPOUND(<<=)
-NDCUDA_DIST_COMPOUND(>>=)
+NDCUDA_DIST_COMPOUND(+=)   ///< `a += y` in place, shard by shard (each shard's own `+=`)
+NDCUDA_DIST_COMPOUND(-=)   ///< `a -= y` in place, shard by shard (each shard's own `-=`)
+NDCUDA_DIST_COMPOUND(*=)   ///< `a *= y` in place, shard by shard (each shard's own `*=`)
+NDCUDA_DIST_COMPOUND(/=)   ///< `a /= y` in place, shard by shard (each shard's own `/=`)
+NDCUDA_DIST_COMPOUND(%=)   ///< `a %= y` in place, shard by shard (each shard's own `%=`)
+NDCUDA_DIST_COMPOUND(&=)   ///< `a &= y` in place, shard by shard (each shard's own `&=`)
+NDCUDA_DIST_COMPOUND(|=)   ///< `a |= y` in place, shard by shard (each shard's own `|=`)
+NDCUDA_DIST_COMPOUND(^=)   ///< `a ^= y` in place, shard by shard (each shard's own `^=`)
+NDCUDA_DIST_COMPOUND(<<=)  ///< `a <<= y` in place, shard by shard (each shard's own `<<=`)
+NDCUDA_DIST_COMPOUND(>>=)  ///< `a >>= y` in place, shard by shard (each shard's own `>>=`)
 #undef NDCUDA_DIST_COMPOUND
 
 }  // namespace ndcuda::dist

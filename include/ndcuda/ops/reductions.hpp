@@ -221,7 +221,7 @@ inline std::optional<std::vector<int>> one_axis(std::optional<int> axis) {
     return detail::reduce_with<detail::reduce_kind::kind, void>(x, std::nullopt, o...);           \
   }
 
-/// NumPy's sum over `axes` (every axis by default); bool and signed integers sum in int64, unsigned in uint64. @{
+/// NumPy's sum over `axes` (every axis by default); bool and signed ints sum in int64, unsigned in uint64. @{
 NDCUDA_REDUCTION(sum, sum)
 /// @}
 /// NumPy's prod: the product over `axes` (every axis by default). @{
