@@ -31,8 +31,10 @@ auto unary(A&& a) {
 
 }  // namespace detail
 
-/// Every spelling forwards to its row; a new ufunc is a row in ops/detail/operations.hpp, a device helper
-/// in kernels/ufuncs.cuh and its public function here (operators) or in ops/functions.hpp.
+// Every spelling forwards to its row; a new ufunc is a row in ops/detail/operations.hpp, a device helper
+// in kernels/ufuncs.cuh and its public function here (operators) or in ops/functions.hpp.
+/// `a + b` elementwise (NumPy's add), broadcast and promoted as NumPy 2 does; a lazy node, fused
+/// with the rest of the expression when it is evaluated.
 template <operand A, operand B>
 requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto operator+(A&& a, B&& b) {
   return detail::binary<detail::add_op>(std::forward<A>(a), std::forward<B>(b));
