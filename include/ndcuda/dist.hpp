@@ -1,5 +1,6 @@
-// ndcuda's distributed layer: distributed_array<T> over several GPUs, communicating through NCCL.
-// Include this header and link ndcuda::dist (built when CMake finds NCCL).
+/// @file
+/// ndcuda's distributed layer: distributed_array<T> over several GPUs, communicating through NCCL.
+/// Include this header and link ndcuda::dist (built when CMake finds NCCL).
 #pragma once
 
 #include <ndcuda/dist/communicator.hpp>

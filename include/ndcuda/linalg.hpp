@@ -1,5 +1,6 @@
-// ndcuda's linear algebra: matmul, dot, einsum, ... (nd::) and nd::linalg's solvers, on cuBLAS,
-// cuBLASLt and cuSOLVER. Include this header and link ndcuda::linalg (plain C++, no nvcc).
+/// @file
+/// ndcuda's linear algebra: matmul, dot, einsum, ... (nd::) and nd::linalg's solvers, on cuBLAS,
+/// cuBLASLt and cuSOLVER. Include this header and link ndcuda::linalg (plain C++, no nvcc).
 #pragma once
 
 #include <ndcuda/linalg/einsum.hpp>

@@ -1,5 +1,6 @@
-// ndcuda: NumPy-like arrays on NVIDIA GPUs for plain C++. Include this one header and link
-// ndcuda::ndcuda; no nvcc is needed in user code.
+/// @file
+/// ndcuda: NumPy-like arrays on NVIDIA GPUs for plain C++. Include this one header and link
+/// ndcuda::ndcuda; no nvcc is needed in user code.
 #pragma once
 
 #include <ndcuda/array/creation.hpp>

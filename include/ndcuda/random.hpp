@@ -1,5 +1,6 @@
-// NumPy's random Generator on the GPU: nd::random::default_rng(seed) and its distributions, whose
-// draws fuse into expressions and reductions. Builds on random/{generator,shuffling}.hpp.
+/// @file
+/// NumPy's random Generator on the GPU: nd::random::default_rng(seed) and its distributions, whose
+/// draws fuse into expressions and reductions. Builds on random/{generator,shuffling}.hpp.
 #pragma once
 
 #include <ndcuda/random/generator.hpp>

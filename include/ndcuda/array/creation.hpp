@@ -1,6 +1,7 @@
-// Array creation: empty/zeros/ones/full, arange/linspace/eye/identity, the *_like forms and asarray
-// from host memory. Builds on array/ndarray.hpp; memory from default_resource(device), work on the
-// given stream or the current device's default stream.
+/// @file
+/// Array creation: empty/zeros/ones/full, arange/linspace/eye/identity, the *_like forms and asarray
+/// from host memory. Builds on array/ndarray.hpp; memory from default_resource(device), work on the
+/// given stream or the current device's default stream.
 #pragma once
 
 #include <cmath>
@@ -67,16 +68,19 @@ ndarray<E> empty(shape_t shape, std::optional<stream> s = std::nullopt) {
   return ndarray<E>(std::move(owner), static_cast<E*>(p), contiguous_layout(std::move(shape)), st.device(), st);
 }
 
+/// NumPy's full: an array of `shape` (C order) with every element `value`.
 template <array_element E>
 ndarray<E> full(shape_t shape, E value, std::optional<stream> s = std::nullopt) {
   ndarray<E> a = empty<E>(std::move(shape), s);
   detail::fill(a, value);
   return a;
 }
+/// NumPy's zeros: an array of `shape` (C order) filled with 0.
 template <array_element E>
 ndarray<E> zeros(shape_t shape, std::optional<stream> s = std::nullopt) {
   return full<E>(std::move(shape), detail::element_from<E>(0.0), s);
 }
+/// NumPy's ones: an array of `shape` (C order) filled with 1.
 template <array_element E>
 ndarray<E> ones(shape_t shape, std::optional<stream> s = std::nullopt) {
   return full<E>(std::move(shape), detail::element_from<E>(1.0), s);
@@ -87,14 +91,17 @@ template <array_element E>
 ndarray<E> empty_like(const ndarray<E>& a) {
   return empty<E>(a.shape(), a.stream());
 }
+/// Zeros of `a`'s shape, on `a`'s stream.
 template <array_element E>
 ndarray<E> zeros_like(const ndarray<E>& a) {
   return zeros<E>(a.shape(), a.stream());
 }
+/// Ones of `a`'s shape, on `a`'s stream.
 template <array_element E>
 ndarray<E> ones_like(const ndarray<E>& a) {
   return ones<E>(a.shape(), a.stream());
 }
+/// `value` in `a`'s shape, on `a`'s stream.
 template <array_element E>
 ndarray<E> full_like(const ndarray<E>& a, E value) {
   return full<E>(a.shape(), value, a.stream());
@@ -171,6 +178,7 @@ ndarray<E> eye(index_t n, std::optional<index_t> m = std::nullopt, index_t k = 0
   }
   return a;
 }
+/// NumPy's identity: the n x n identity matrix, eye(n, n).
 template <array_element E>
 ndarray<E> identity(index_t n, std::optional<stream> s = std::nullopt) {
   return eye<E>(n, n, 0, s);
@@ -196,6 +204,7 @@ ndarray<E> asarray(std::span<const E> host, shape_t shape, std::optional<stream>
   }
   return a;
 }
+/// A device copy of a host vector (C order) viewed as `shape`; vector<bool> is handled too.
 template <array_element E>
 ndarray<E> asarray(const std::vector<E>& host, shape_t shape, std::optional<stream> s = std::nullopt) {
   if constexpr (std::is_same_v<E, bool>) {

@@ -1,6 +1,7 @@
-// NumPy's repr of an array from host values and a shape: element formatting (shortest round-trip
-// floats, common precision and padding), line wrapping at 75 columns and the "..." summary.
-// Builds on core/dtype.hpp and core/shape.hpp; pure host code, so it is tested without a GPU.
+/// @file
+/// NumPy's repr of an array from host values and a shape: element formatting (shortest round-trip
+/// floats, common precision and padding), line wrapping at 75 columns and the "..." summary.
+/// Builds on core/dtype.hpp and core/shape.hpp; pure host code, so it is tested without a GPU.
 #pragma once
 
 #include <complex>

@@ -1,6 +1,8 @@
-// ndarray<T>: a strided, refcounted view of device memory with NumPy's reference semantics, its
-// views (indexing, reshape, transpose, broadcast) and host I/O. Builds on array/view_math.hpp
-// (layout rules), memory/detail/buffer.hpp (allocation), array/detail/kernels.hpp (copy, fill) and memory/transfer.hpp.
+/// @file
+/// ndarray<T>: a strided, refcounted view of device memory with NumPy's reference semantics, its
+/// views (indexing, reshape, transpose, broadcast) and host I/O. Builds on array/view_math.hpp
+/// (layout rules), memory/detail/buffer.hpp (allocation), array/detail/kernels.hpp (copy, fill) and
+/// memory/transfer.hpp.
 #pragma once
 
 #include <algorithm>
@@ -84,6 +86,7 @@ concept array_expression = requires {
 template <array_element E>
 class ndarray {
  public:
+  /// The element type.
   using value_type = E;
 
   /// The low-level constructor: `base` is the buffer's start, `layout` is relative to it in
@@ -106,6 +109,7 @@ class ndarray {
   /// assigning to a named one, shares the buffer, as `b = a` does in Python. copy() makes a deep
   /// copy. Writes into existing memory are explicit: see the `&&` assignments and assign().
   ndarray(const ndarray&) = default;
+  /// Moves the handle; no element is copied.
   ndarray(ndarray&&) noexcept = default;
   ~ndarray() = default;
   /// Evaluates `x` into a new C-contiguous array of its operands' broadcast shape.
@@ -114,7 +118,9 @@ class ndarray {
 
   // ---- assignment to a named array rebinds it (NumPy's `d = x`) -----------------------------------
 
+  /// Rebinds this named handle to `other`'s buffer (NumPy's `d = other`); no element is written.
   ndarray& operator=(const ndarray&) & = default;
+  /// Rebinds this named handle, taking `other`'s buffer.
   ndarray& operator=(ndarray&&) & noexcept = default;
   /// `d = a + b;` evaluates into a new array and rebinds d; arrays that shared d's old buffer keep
   /// their values. Inside nd::capture the new array comes from the capture pool.
@@ -143,6 +149,7 @@ class ndarray {
     }
     return *this;
   }
+  /// Writes `other`'s elements converted to E (as astype would), broadcast to shape().
   template <array_element U>
   requires(!std::is_same_v<U, E>) ndarray& operator=(const ndarray<U>& other) && {
     assign_elements(other);
@@ -189,11 +196,17 @@ class ndarray {
     swap(a.stream_, b.stream_);
   }
 
+  /// The extent of each axis (NumPy's shape).
   [[nodiscard]] const shape_t& shape() const noexcept { return layout_.shape; }
+  /// The step of each axis in elements, not bytes (NumPy's strides / itemsize); may be 0 or negative.
   [[nodiscard]] const strides_t& strides() const noexcept { return layout_.strides; }
+  /// Where the first element is, in elements from the buffer's base.
   [[nodiscard]] index_t offset() const noexcept { return layout_.offset; }
+  /// Shape, strides and offset together.
   [[nodiscard]] const view_layout& layout() const noexcept { return layout_; }
+  /// The number of axes (NumPy's ndim).
   [[nodiscard]] int ndim() const noexcept { return static_cast<int>(layout_.shape.size()); }
+  /// The number of elements (NumPy's size): the product of the extents.
   [[nodiscard]] index_t size() const noexcept {  // exact: the constructor checked the bytes fit int64
     index_t n = 1;
     for (index_t d : layout_.shape) {
@@ -201,12 +214,17 @@ class ndarray {
     }
     return n;
   }
+  /// size() * sizeof(E) (NumPy's nbytes).
   [[nodiscard]] std::size_t nbytes() const noexcept { return static_cast<std::size_t>(size()) * sizeof(E); }
+  /// The dtype of E (NumPy's dtype).
   [[nodiscard]] static constexpr dtype type() noexcept { return dtype_of<E>; }
   /// The first element (base + offset).
   [[nodiscard]] E* data() const noexcept { return base_ + layout_.offset; }
+  /// The index of the device that holds the memory.
   [[nodiscard]] int device() const noexcept { return device_; }
+  /// The stream all work on this array is ordered on.
   [[nodiscard]] const ndcuda::stream& stream() const noexcept { return stream_; }
+  /// Whether the elements are C-contiguous (row-major, no gaps), as NumPy's flags.c_contiguous.
   [[nodiscard]] bool is_contiguous() const noexcept {
     // is_c_contiguous throws nothing for well-formed layouts; keep noexcept honest.
     try {
@@ -215,6 +233,7 @@ class ndarray {
       return false;
     }
   }
+  /// What keeps the buffer alive (shared by every view of it).
   [[nodiscard]] std::shared_ptr<const void> owner() const noexcept { return owner_; }
   /// The owner without a reference-count increment (for code that only looks at it).
   [[nodiscard]] const std::shared_ptr<const void>& owner_ref() const noexcept { return owner_; }
@@ -238,6 +257,7 @@ class ndarray {
       return view(apply_index(layout_, items));
     }
   }
+  /// The view of a basic index given at run time (integers, slices, all, newaxis, ellipsis).
   [[nodiscard]] ndarray index(std::span<const index_item> items) const { return view(apply_index(layout_, items)); }
 
   /// A view when the strides allow one (NumPy's rule), else a C-contiguous copy. One extent may be -1.
@@ -248,14 +268,21 @@ class ndarray {
     }
     return copy().reshape(resolved);
   }
+  /// The view with the axes reversed (NumPy's a.T, a.transpose()).
   [[nodiscard]] ndarray transpose() const { return view(transpose_layout(layout_)); }
+  /// The view with the axes permuted as `axes` says (NumPy's a.transpose(axes)).
   [[nodiscard]] ndarray transpose(const std::vector<index_t>& axes) const {
     return view(transpose_layout(layout_, axes));
   }
+  /// The view with the axes reversed (NumPy's a.T); a method since T is a type name in C++ templates.
   [[nodiscard]] ndarray T() const { return transpose(); }
+  /// The view with axes `a` and `b` exchanged (NumPy's swapaxes).
   [[nodiscard]] ndarray swapaxes(index_t a, index_t b) const { return view(swapaxes_layout(layout_, a, b)); }
+  /// The view without its axes of extent 1 (NumPy's squeeze).
   [[nodiscard]] ndarray squeeze() const { return view(squeeze_layout(layout_)); }
+  /// The view without the given axes, each of extent 1 (NumPy's squeeze(axis=...)).
   [[nodiscard]] ndarray squeeze(const std::vector<index_t>& axes) const { return view(squeeze_layout(layout_, axes)); }
+  /// The view with new axes of extent 1 at `axes` of the result (NumPy's expand_dims).
   [[nodiscard]] ndarray expand_dims(const std::vector<index_t>& axes) const {
     return view(expand_dims_layout(layout_, axes));
   }
@@ -318,6 +345,7 @@ class ndarray {
       ndcuda::copy_to_host(dst, dense.data(), nbytes(), s);
     }
   }
+  /// Copies the elements in C order into host memory at `dst`, on stream().
   void copy_to_host(E* dst) const { copy_to_host(dst, stream_); }
 
   /// The one element of a size-1 array, on the host (waits for the stream).
@@ -446,38 +474,47 @@ template <array_element E>
 ndarray<E> ascontiguousarray(const ndarray<E>& a) {
   return a.is_contiguous() ? a : a.copy();
 }
+/// NumPy's reshape: a view when the strides allow one, else a copy (see ndarray::reshape).
 template <array_element E>
 ndarray<E> reshape(const ndarray<E>& a, const shape_t& shape) {
   return a.reshape(shape);
 }
+/// NumPy's transpose: the view with the axes reversed.
 template <array_element E>
 ndarray<E> transpose(const ndarray<E>& a) {
   return a.transpose();
 }
+/// NumPy's transpose(a, axes): the view with the axes permuted.
 template <array_element E>
 ndarray<E> transpose(const ndarray<E>& a, const std::vector<index_t>& axes) {
   return a.transpose(axes);
 }
+/// NumPy's swapaxes: the view with axes `x` and `y` exchanged.
 template <array_element E>
 ndarray<E> swapaxes(const ndarray<E>& a, index_t x, index_t y) {
   return a.swapaxes(x, y);
 }
+/// NumPy's squeeze: the view without the axes of extent 1.
 template <array_element E>
 ndarray<E> squeeze(const ndarray<E>& a) {
   return a.squeeze();
 }
+/// NumPy's squeeze(a, axis): the view without the given axes of extent 1.
 template <array_element E>
 ndarray<E> squeeze(const ndarray<E>& a, const std::vector<index_t>& axes) {
   return a.squeeze(axes);
 }
+/// NumPy's expand_dims: the view with new axes of extent 1.
 template <array_element E>
 ndarray<E> expand_dims(const ndarray<E>& a, const std::vector<index_t>& axes) {
   return a.expand_dims(axes);
 }
+/// NumPy's broadcast_to: a view of `shape` with stride 0 along the broadcast axes.
 template <array_element E>
 ndarray<E> broadcast_to(const ndarray<E>& a, const shape_t& shape) {
   return a.broadcast_to(shape);
 }
+/// NumPy's ravel: the elements as 1-d, a view when contiguous, else a copy.
 template <array_element E>
 ndarray<E> ravel(const ndarray<E>& a) {
   return a.ravel();

@@ -1,5 +1,6 @@
-// View arithmetic on (shape, strides, offset): NumPy's basic indexing, reshape without copy,
-// transpose, squeeze, expand_dims. Builds on core/shape.hpp; pure host functions, no device needed.
+/// @file
+/// View arithmetic on (shape, strides, offset): NumPy's basic indexing, reshape without copy,
+/// transpose, squeeze, expand_dims. Builds on core/shape.hpp; pure host functions, no device needed.
 #pragma once
 
 #include <cstddef>
@@ -16,11 +17,12 @@ namespace ndcuda {
 /// Python's slice(start, stop, step): nullopt (or nd::none) is an omitted bound; negative bounds
 /// count from the end; bounds are clamped as Python does. step 0 is a shape_error.
 struct slice {
-  std::optional<index_t> start;
-  std::optional<index_t> stop;
-  index_t step = 1;
+  std::optional<index_t> start;  ///< The first index; nullopt: the start in the step's direction.
+  std::optional<index_t> stop;   ///< One past the last index; nullopt: the end in the step's direction.
+  index_t step = 1;              ///< The distance between indices; negative walks backwards, 0 is refused.
 
   constexpr slice() = default;
+  /// NumPy's start:stop:step; nd::none for an omitted bound.
   constexpr slice(std::optional<index_t> start_, std::optional<index_t> stop_, index_t step_ = 1)
       : start(start_), stop(stop_), step(step_) {}
 };
@@ -28,10 +30,12 @@ struct slice {
 /// An omitted slice bound: nd::slice(nd::none, nd::none, -1) is NumPy's ::-1.
 inline constexpr std::nullopt_t none = std::nullopt;
 
+/// The type of nd::all (NumPy's `:`), which is also callable as NumPy's all() reduction.
 struct all_t {
   /// nd::all(x, ...) is NumPy's all() reduction, defined in ops/reductions.hpp (a higher layer).
   template <class X, class... A>
   auto operator()(const X& x, const A&... a) const;
+  /// nd::all(x, {axes...}, ...): the all() reduction over the given axes (ops/reductions.hpp).
   template <class X, class... A>
   auto operator()(const X& x, std::initializer_list<int> axes, const A&... a) const;
 };
@@ -39,7 +43,9 @@ struct newaxis_t {};
 struct ellipsis_t {};
 /// NumPy's `:` (a whole axis), `np.newaxis` (a new axis of extent 1) and `...`.
 inline constexpr all_t all{};
+/// NumPy's np.newaxis: inserts an axis of extent 1.
 inline constexpr newaxis_t newaxis{};
+/// NumPy's `...`: as many `:` as the other indices leave axes.
 inline constexpr ellipsis_t ellipsis{};
 
 /// One entry of a basic index: an integer (removes its axis), a slice, all, newaxis or ellipsis.
@@ -47,9 +53,9 @@ using index_item = std::variant<index_t, slice, all_t, newaxis_t, ellipsis_t>;
 
 /// Where a view's elements are, relative to its buffer's base pointer, in elements.
 struct view_layout {
-  shape_t shape;
-  strides_t strides;
-  index_t offset = 0;
+  shape_t shape;       ///< The extent of each axis.
+  strides_t strides;   ///< The step of each axis, in elements.
+  index_t offset = 0;  ///< Where the first element is, in elements from the base pointer.
   friend bool operator==(const view_layout&, const view_layout&) = default;
 };
 

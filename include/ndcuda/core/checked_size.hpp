@@ -1,5 +1,6 @@
-// Overflow-checked size arithmetic: element counts, byte counts and offsets of shapes and strides.
-// Builds on core/shape.hpp and core/error.hpp; every size that reaches an allocation or a launch goes through it.
+/// @file
+/// Overflow-checked size arithmetic: element counts, byte counts and offsets of shapes and strides.
+/// Builds on core/shape.hpp and core/error.hpp; every size that reaches an allocation or a launch goes through it.
 #pragma once
 
 #include <cstddef>
@@ -22,12 +23,14 @@ inline constexpr index_t max_array_bytes = std::numeric_limits<index_t>::max();
 [[nodiscard]] constexpr bool try_mul(index_t a, index_t b, index_t& out) noexcept {
   return !__builtin_mul_overflow(a, b, &out);
 }
+/// a + b in int64: false (and `out` unspecified) when the result does not fit.
 [[nodiscard]] constexpr bool try_add(index_t a, index_t b, index_t& out) noexcept {
   return !__builtin_add_overflow(a, b, &out);
 }
 
 /// a * b and a + b, or shape_error saying that `what` overflows int64.
 [[nodiscard]] index_t checked_mul(index_t a, index_t b, const char* what);
+/// a + b, or shape_error saying that `what` overflows int64.
 [[nodiscard]] index_t checked_add(index_t a, index_t b, const char* what);
 
 /// Bytes of `count` elements of `itemsize` bytes. shape_error (NumPy's "array is too big") when
@@ -43,9 +46,10 @@ inline constexpr index_t max_array_bytes = std::numeric_limits<index_t>::max();
 /// lies in [low, high]. Both 0 for an empty view. shape_error when the sum overflows int64, when
 /// the lengths of shape and strides differ, or on a negative extent.
 struct element_reach {
-  index_t low = 0;
-  index_t high = 0;
+  index_t low = 0;   ///< The lowest element offset the view reaches (<= 0).
+  index_t high = 0;  ///< The highest element offset the view reaches (>= 0).
 };
+/// The element offsets a view of `shape` and `strides` reaches, checked against int64 overflow.
 [[nodiscard]] element_reach checked_reach(std::span<const index_t> shape, std::span<const index_t> strides);
 
 /// Checks a view's (shape, strides, offset) against an element size: a valid shape whose bytes fit,

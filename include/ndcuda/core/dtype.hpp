@@ -1,5 +1,6 @@
-// The element types ndcuda arrays can hold: the dtype enum, its properties and names, and the C++ type mapping.
-// Builds on the standard library and the host-includable CUDA half types (<cuda_fp16.h>, <cuda_bf16.h>) only.
+/// @file
+/// The element types ndcuda arrays can hold: the dtype enum, its properties and names, and the C++ type mapping.
+/// Builds on the standard library and the host-includable CUDA half types (<cuda_fp16.h>, <cuda_bf16.h>) only.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -37,6 +38,7 @@ enum class dtype : std::uint8_t {
   complex128,
 };
 
+/// The number of dtypes ndcuda supports.
 inline constexpr int dtype_count = 15;
 
 /// Every dtype in enum order, for loops and tables.
@@ -53,17 +55,17 @@ enum class dtype_kind { boolean, signed_integer, unsigned_integer, floating, com
 /// One row per dtype, in enum order: its family, size and names. Every property and spelling of a
 /// dtype is read from here, so a name is written once.
 struct dtype_info {
-  dtype type;
-  dtype_kind kind;
-  std::size_t itemsize;
+  dtype type;                  ///< the dtype this row describes
+  dtype_kind kind;             ///< its kind (bool, signed/unsigned integer, floating, complex)
+  std::size_t itemsize;        ///< bytes per element
   std::string_view name;       ///< NumPy's ("float16"); bfloat16, which NumPy lacks, as in ml_dtypes
   std::string_view cuda_name;  ///< in CUDA C++ generated for NVRTC
   std::string_view cpp_name;   ///< the C++ element type, as messages spell it (load_npy<...>)
 };
 
-// Integers use the C names in generated code rather than <cstdint> aliases so that it needs no
-// headers. ndcuda::complex<T> is not declared by any host header: it is defined in the JIT
-// kernels' numeric-type header under kernels/.
+/// Integers use the C names in generated code rather than `<cstdint>` aliases so that it needs no
+/// headers. ndcuda::complex<T> is not declared by any host header: it is defined in the JIT
+/// kernels' numeric-type header under kernels/.
 inline constexpr std::array<dtype_info, dtype_count> dtype_table = {{
     {dtype::bool_, dtype_kind::boolean, 1, "bool", "bool", "bool"},
     {dtype::int8, dtype_kind::signed_integer, 1, "int8", "signed char", "std::int8_t"},
@@ -82,6 +84,7 @@ inline constexpr std::array<dtype_info, dtype_count> dtype_table = {{
     {dtype::complex128, dtype_kind::complex, 16, "complex128", "ndcuda::complex<double>", "std::complex<double>"},
 }};
 
+/// Whether dtype_table lists the dtypes in enum order (checked at compile time).
 constexpr bool dtype_table_in_order() noexcept {
   for (std::size_t i = 0; i < dtype_table.size(); ++i) {
     if (static_cast<std::size_t>(dtype_table[i].type) != i) {
@@ -102,6 +105,7 @@ constexpr const dtype_info& dtype_info_of(dtype t) noexcept {
   return i < dtype_table.size() ? dtype_table[i] : invalid_dtype_info;
 }
 
+/// The kind of `t` (NumPy's dtype.kind, as an enum).
 constexpr dtype_kind kind(dtype t) noexcept {
   return dtype_info_of(t).kind;
 }
@@ -122,6 +126,7 @@ constexpr bool is_floating(dtype t) noexcept {
   return kind(t) == dtype_kind::floating;
 }
 
+/// Complex types (complex64, complex128).
 constexpr bool is_complex(dtype t) noexcept {
   return kind(t) == dtype_kind::complex;
 }
@@ -147,6 +152,7 @@ constexpr std::optional<dtype> dtype_from_name(std::string_view s) noexcept {
   return std::nullopt;
 }
 
+/// Writes NumPy's name of `t` ("float32").
 inline std::ostream& operator<<(std::ostream& os, dtype t) {
   return os << name(t);
 }
@@ -220,12 +226,15 @@ constexpr dtype integer_dtype_by_layout() noexcept {
 template <class T>
 struct dtype_traits;
 
+/// The dtype of a canonical element type (bool, std::int8_t, ..., std::complex<double>).
 template <class T>
 requires detail::is_canonical_element<T>
 struct dtype_traits<T> {
-  static constexpr dtype value = static_cast<dtype>(detail::index_in<T, detail::element_types>::value);
+  static constexpr dtype value =
+      static_cast<dtype>(detail::index_in<T, detail::element_types>::value);  ///< the dtype of T
 };
 
+/// The dtype of the other spelling of a 64-bit integer (long long or long), by its size and sign.
 template <class T>
 requires detail::is_integer_alias<T>
 struct dtype_traits<T> {
@@ -239,6 +248,7 @@ concept array_element = requires {
   dtype_traits<std::remove_cv_t<T>>::value;
 };
 
+/// The dtype of an element type: `nd::dtype_of<float>` is dtype::float32.
 template <array_element T>
 inline constexpr dtype dtype_of = dtype_traits<std::remove_cv_t<T>>::value;
 

@@ -1,5 +1,6 @@
-// The ndcuda exception hierarchy and the checks that turn CUDA return codes into exceptions.
-// Builds on the CUDA runtime's error codes only; every other layer reports failures through it.
+/// @file
+/// The ndcuda exception hierarchy and the checks that turn CUDA return codes into exceptions.
+/// Builds on the CUDA runtime's error codes only; every other layer reports failures through it.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,6 +20,7 @@ class error : public std::runtime_error {
 /// A CUDA runtime or driver call failed.
 class cuda_error : public error {
  public:
+  /// `code` and `name` are CUDA's, `call` the failed call as written, `where` its file:line; `message` the full text.
   cuda_error(int code, std::string name, std::string call, std::string where, const std::string& message);
 
   /// The raw cudaError_t or CUresult value.
@@ -46,9 +48,12 @@ class out_of_memory : public error {
 /// NVRTC rejected generated source. Holds the source and the compiler log.
 class compile_error : public error {
  public:
+  /// `message` says what failed; the rejected `source` and NVRTC's `log` are kept for the caller.
   compile_error(const std::string& message, std::string source, std::string log)
       : error(message), source_(std::move(source)), log_(std::move(log)) {}
+  /// The generated source NVRTC rejected.
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
+  /// NVRTC's compile log.
   [[nodiscard]] const std::string& log() const noexcept { return log_; }
 
  private:

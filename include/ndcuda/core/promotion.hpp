@@ -1,5 +1,6 @@
-// NumPy 2 (NEP 50) type promotion: array with array, and array with a weak C++ scalar, at compile time.
-// Builds on core/dtype.hpp; tests/core/promotion_test.cpp checks every entry against NumPy's own answers.
+/// @file
+/// NumPy 2 (NEP 50) type promotion: array with array, and array with a weak C++ scalar, at compile time.
+/// Builds on core/dtype.hpp; tests/core/promotion_test.cpp checks every entry against NumPy's own answers.
 #pragma once
 
 #include <algorithm>
@@ -128,6 +129,7 @@ enum class scalar_kind { boolean, integer, floating, complex };
 template <class S>
 concept weak_scalar = std::is_arithmetic_v<std::remove_cv_t<S>> || detail::is_std_complex<std::remove_cv_t<S>>;
 
+/// The kind a weak scalar type contributes to promotion (bool, integer, floating, complex).
 template <weak_scalar S>
 inline constexpr scalar_kind scalar_kind_of = [] {
   using T = std::remove_cv_t<S>;

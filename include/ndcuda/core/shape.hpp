@@ -1,5 +1,6 @@
-// Shapes and strides (in elements, int64) and NumPy's broadcasting and axis rules.
-// Builds on core/error.hpp; pure host logic, shared by every array and kernel generator.
+/// @file
+/// Shapes and strides (in elements, int64) and NumPy's broadcasting and axis rules.
+/// Builds on core/error.hpp; pure host logic, shared by every array and kernel generator.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 namespace ndcuda {
 
+/// Extents, strides, indices and sizes: int64, as NumPy's intp on 64-bit hosts.
 using index_t = std::int64_t;
 /// Extents of each dimension, outermost first (C order), like NumPy's `shape`.
 using shape_t = std::vector<index_t>;
@@ -34,6 +36,7 @@ using strides_t = std::vector<index_t>;
 /// The broadcast shape of several operands, NumPy's right-aligned rule. Throws shape_error with
 /// NumPy's message: "operands could not be broadcast together with shapes (3,4) (5,)".
 [[nodiscard]] shape_t broadcast_shapes(std::initializer_list<std::span<const index_t>> shapes);
+/// The broadcast shape of two shapes, or shape_error with NumPy's message.
 [[nodiscard]] shape_t broadcast_shapes(std::span<const index_t> a, std::span<const index_t> b);
 
 /// Strides that view an array of `shape`/`strides` as `target` (zero stride on broadcast dims).

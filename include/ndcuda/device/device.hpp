@@ -1,5 +1,6 @@
-// A CUDA device and its properties, queried without creating a context, and device_guard.
-// Builds on device/enumeration.hpp (NVML/driver counting) and core/error.hpp.
+/// @file
+/// A CUDA device and its properties, queried without creating a context, and device_guard.
+/// Builds on device/enumeration.hpp (NVML/driver counting) and core/error.hpp.
 #pragma once
 
 #include <cstddef>
@@ -9,17 +10,19 @@
 
 namespace ndcuda {
 
+/// A GPU's compute capability, e.g. 9.0 for H100.
 struct compute_capability {
-  int major = 0;
-  int minor = 0;
+  int major = 0;  ///< the major version (9 for sm_90)
+  int minor = 0;  ///< the minor version (0 for sm_90)
   /// 90 for sm_90: the number NVRTC's -arch=sm_XX takes.
   [[nodiscard]] constexpr int value() const noexcept { return major * 10 + minor; }
   friend constexpr bool operator==(compute_capability, compute_capability) = default;
 };
 
+/// Free and total memory of a device, in bytes (cudaMemGetInfo).
 struct memory_info {
-  std::size_t free = 0;
-  std::size_t total = 0;
+  std::size_t free = 0;   ///< bytes not in use by any process
+  std::size_t total = 0;  ///< bytes of the device
 };
 
 /// One CUDA device, by its ordinal after CUDA_VISIBLE_DEVICES. Cheap to copy. Queries go through
@@ -29,10 +32,15 @@ class device {
   /// Throws device_error when `index` is not a visible device.
   explicit device(int index);
 
+  /// The CUDA device index.
   [[nodiscard]] int index() const noexcept { return index_; }
+  /// The product name, e.g. "NVIDIA H100 80GB HBM3".
   [[nodiscard]] std::string name() const;
+  /// The compute capability (major, minor).
   [[nodiscard]] compute_capability capability() const;
+  /// The number of streaming multiprocessors.
   [[nodiscard]] int multiprocessor_count() const;
+  /// The device memory in bytes.
   [[nodiscard]] std::size_t total_memory() const;
   /// Free and total memory. Through NVML when it is present (no context is created); otherwise
   /// through cudaMemGetInfo, which initialises this device's primary context.
@@ -48,6 +56,7 @@ class device {
   int index_;
 };
 
+/// Writes `<device 0: NAME, sm_90, 132 SMs, 81559 MiB>`.
 std::ostream& operator<<(std::ostream& os, const device& d);
 
 /// Every visible device, in CUDA order.
@@ -61,7 +70,9 @@ std::ostream& operator<<(std::ostream& os, const device& d);
 /// the thread pointing at, or creating a context on, device 0.
 class device_guard {
  public:
+  /// Makes device `index` current for this thread until the guard is destroyed.
   explicit device_guard(int index);
+  /// Makes `d` current for this thread until the guard is destroyed.
   explicit device_guard(const device& d) : device_guard(d.index()) {}
   ~device_guard();
   device_guard(const device_guard&) = delete;

@@ -1,5 +1,6 @@
-// How many CUDA devices this process can use, learned without creating a CUDA context.
-// Builds on NVML (loaded at run time) and visible_devices.hpp, with the CUDA driver as fallback.
+/// @file
+/// How many CUDA devices this process can use, learned without creating a CUDA context.
+/// Builds on NVML (loaded at run time) and visible_devices.hpp, with the CUDA driver as fallback.
 #pragma once
 
 #include <string>

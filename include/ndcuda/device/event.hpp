@@ -1,5 +1,6 @@
-// event: an RAII CUDA event for ordering streams and timing work on the device.
-// Builds on device/stream.hpp.
+/// @file
+/// event: an RAII CUDA event for ordering streams and timing work on the device.
+/// Builds on device/stream.hpp.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -16,7 +17,9 @@ class event {
   /// An event on `device`.
   event(int device, bool timing);
   ~event();
+  /// Takes `other`'s CUDA event; `other` is left empty.
   event(event&& other) noexcept;
+  /// Destroys this event's CUDA event and takes `other`'s.
   event& operator=(event&& other) noexcept;
   event(const event&) = delete;
   event& operator=(const event&) = delete;
@@ -29,8 +32,11 @@ class event {
   /// True when the recorded work has finished (or nothing was recorded). Never blocks.
   [[nodiscard]] bool query() const;
 
+  /// The CUDA event, for use with CUDA's own API.
   [[nodiscard]] cudaEvent_t handle() const noexcept { return handle_; }
+  /// The device the event belongs to.
   [[nodiscard]] int device() const noexcept { return device_; }
+  /// Whether the event records timing (elapsed times can be read).
   [[nodiscard]] bool timing() const noexcept { return timing_; }
 
  private:

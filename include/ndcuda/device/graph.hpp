@@ -1,5 +1,6 @@
-// CUDA graphs: capture of ndcuda work on a stream (nd::capture, capture_scope) into an nd::graph
-// that can be launched again and again. Builds on device/stream.hpp; see docs/graphs.md.
+/// @file
+/// CUDA graphs: capture of ndcuda work on a stream (nd::capture, capture_scope) into an nd::graph
+/// that can be launched again and again. Builds on device/stream.hpp; see docs/graphs.md.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -21,6 +22,7 @@ enum class capture_mode {
   relaxed,        ///< never refused; only calls that conflict with capture itself fail
 };
 
+/// The mode's name, for messages.
 [[nodiscard]] const char* to_string(capture_mode mode) noexcept;
 
 /// A captured and instantiated CUDA graph (cudaGraph_t plus its cudaGraphExec_t). Copies share
@@ -43,9 +45,13 @@ class graph {
 
   /// Number of nodes (kernels, copies, memory allocations and frees, ...) in the graph.
   [[nodiscard]] std::size_t node_count() const;
+  /// The device the graph runs on.
   [[nodiscard]] int device() const;
+  /// The captured cudaGraph_t, for use with CUDA's own API.
   [[nodiscard]] cudaGraph_t handle() const noexcept;
+  /// The instantiated cudaGraphExec_t, for use with CUDA's own API.
   [[nodiscard]] cudaGraphExec_t exec_handle() const noexcept;
+  /// Whether this holds a graph (a default-constructed one does not).
   [[nodiscard]] explicit operator bool() const noexcept { return state_ != nullptr; }
 
  private:
@@ -74,6 +80,7 @@ struct capture_record;
 ///   g.launch(s);
 class capture_scope {
  public:
+  /// Begins capturing work on `s` into a graph; end() finishes it.
   explicit capture_scope(const stream& s, capture_mode mode = capture_mode::thread_local_);
   /// For a raw handle: the legacy NULL stream (nullptr or cudaStreamLegacy) throws capture_error.
   explicit capture_scope(cudaStream_t s, capture_mode mode = capture_mode::thread_local_);
@@ -86,7 +93,9 @@ class capture_scope {
   /// Ends the capture and instantiates the graph. Throws capture_error when CUDA invalidated the
   /// capture (an unsafe call on another thread in global mode, a CUDA call ndcuda does not make).
   [[nodiscard]] graph end();
+  /// The stream being captured.
   [[nodiscard]] const stream& capture_stream() const noexcept { return stream_; }
+  /// Which other threads' CUDA calls may break this capture.
   [[nodiscard]] capture_mode mode() const noexcept { return mode_; }
   /// CUDA's id of this capture sequence.
   [[nodiscard]] unsigned long long id() const noexcept;

@@ -1,11 +1,13 @@
-// Per-device resource limits (device malloc heap, stack, printf buffer).
-// Builds on device/device.hpp; the JIT layer tells it when a kernel fixes the heap size.
+/// @file
+/// Per-device resource limits (device malloc heap, stack, printf buffer).
+/// Builds on device/device.hpp; the JIT layer tells it when a kernel fixes the heap size.
 #pragma once
 
 #include <cstddef>
 
 namespace ndcuda {
 
+/// A per-device resource limit (cudaLimit), for set_limit and get_limit.
 enum class limit {
   malloc_heap_size,  ///< bytes for malloc/new in device code (CUDA's default is 8 MiB)
   stack_size,        ///< bytes of stack per GPU thread
@@ -24,6 +26,7 @@ void set_limit(limit which, std::size_t bytes);
 /// The limit in force on the current device.
 [[nodiscard]] std::size_t get_limit(limit which);
 
+/// The limit's name, for messages.
 [[nodiscard]] const char* to_string(limit which) noexcept;
 
 namespace detail {

@@ -1,5 +1,6 @@
-// stream: a refcounted, non-blocking CUDA stream bound to one device, and each device's
-// default library stream. Builds on device/device.hpp; every ndcuda operation is ordered on one.
+/// @file
+/// stream: a refcounted, non-blocking CUDA stream bound to one device, and each device's
+/// default library stream. Builds on device/device.hpp; every ndcuda operation is ordered on one.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -26,8 +27,11 @@ class stream {
   /// against every other stream and cannot be captured; use cudaStreamPerThread or a real stream.
   [[nodiscard]] static stream wrap(cudaStream_t handle, int device = -1);
 
+  /// The CUDA stream, for use with CUDA's own API.
   [[nodiscard]] cudaStream_t handle() const noexcept;
+  /// The device the stream belongs to.
   [[nodiscard]] int device() const noexcept;
+  /// Whether this stream (and its copies) destroy the CUDA stream, i.e. it was not wrap()ped.
   [[nodiscard]] bool owns_handle() const noexcept;
 
   /// Blocks until all work queued so far has finished. Throws capture_error while the stream is

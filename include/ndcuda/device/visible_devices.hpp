@@ -1,5 +1,6 @@
-// The CUDA_VISIBLE_DEVICES rules of the CUDA driver, as a pure function over a list of GPUs.
-// Builds on the standard library only; enumeration.hpp feeds it NVML's device list.
+/// @file
+/// The CUDA_VISIBLE_DEVICES rules of the CUDA driver, as a pure function over a list of GPUs.
+/// Builds on the standard library only; enumeration.hpp feeds it NVML's device list.
 #pragma once
 
 #include <span>

@@ -1,5 +1,6 @@
-// communicator: a group of GPU ranks joined by NCCL, one stream per local GPU, in one process
-// (ncclCommInitAll) or one process per GPU. Builds on device/stream.hpp; nccl.h stays in src/dist.
+/// @file
+/// communicator: a group of GPU ranks joined by NCCL, one stream per local GPU, in one process
+/// (ncclCommInitAll) or one process per GPU. Builds on device/stream.hpp; nccl.h stays in src/dist.
 #pragma once
 
 #include <array>
@@ -25,7 +26,7 @@ class communication_error : public error {
 
 /// The 128 bytes every rank of a multi-process group must share before joining (ncclUniqueId).
 struct unique_id {
-  std::array<char, 128> bytes{};
+  std::array<char, 128> bytes{};  ///< the ncclUniqueId's bytes, as NCCL made them
 
   /// A new id (ncclGetUniqueId): rank 0 makes it and hands it to the others.
   [[nodiscard]] static unique_id generate();
@@ -41,6 +42,7 @@ struct unique_id {
   friend bool operator==(const unique_id&, const unique_id&) = default;
 };
 
+/// Settings of a communicator.
 struct communicator_options {
   /// How long a host wait (synchronize(), to_host()), a multi-process join or the file bootstrap
   /// may take before the communicator is aborted and communication_error thrown. NCCL kernels
@@ -83,6 +85,7 @@ class communicator {
   [[nodiscard]] int local_size() const noexcept;
   /// The group rank of local rank `local` (0 <= local < local_size()).
   [[nodiscard]] int rank(int local) const;
+  /// The device of local rank `local`.
   [[nodiscard]] int device(int local) const;
   /// The stream every shard of local rank `local` is ordered on; NCCL work runs on it too.
   [[nodiscard]] const ndcuda::stream& stream(int local) const;
@@ -90,7 +93,9 @@ class communicator {
   [[nodiscard]] int local_of_rank(int rank) const noexcept;
   /// The local index on `device`, or -1.
   [[nodiscard]] int local_of_device(int device) const noexcept;
+  /// Whether each process holds one rank (multi-process mode) rather than all of them.
   [[nodiscard]] bool multi_process() const noexcept;
+  /// How long a host wait or a join may take before the communicator is aborted (communicator_options::timeout).
   [[nodiscard]] std::chrono::milliseconds timeout() const noexcept;
 
   /// Throws communication_error when NCCL reported an asynchronous error on a local rank
@@ -115,11 +120,11 @@ class communicator {
   /// One point-to-point message of a group exchange: local rank `local` sends `bytes` bytes at
   /// `data` to group rank `peer`, or receives them from it.
   struct message {
-    int local = 0;
-    int peer = 0;
-    bool send = true;
-    void* data = nullptr;
-    std::size_t bytes = 0;
+    int local = 0;          ///< the local rank that sends or receives
+    int peer = 0;           ///< the group rank at the other end
+    bool send = true;       ///< true to send `bytes` at `data`, false to receive into them
+    void* data = nullptr;   ///< device memory on local rank `local`'s device
+    std::size_t bytes = 0;  ///< how many bytes
   };
   /// Posts every message inside one ncclGroupStart/ncclGroupEnd, each on its local rank's stream,
   /// so no ordering of the sends and receives can deadlock.

@@ -1,6 +1,7 @@
-// Creating distributed arrays: distribute an ndarray or host data over a communicator, and
-// zeros/full/arange made directly sharded (each rank creates only its block). Builds on
-// dist/{distributed_array,movement}.hpp and ops/elementwise.hpp (arange's per-rank formula).
+/// @file
+/// Creating distributed arrays: distribute an ndarray or host data over a communicator, and
+/// zeros/full/arange made directly sharded (each rank creates only its block). Builds on
+/// dist/{distributed_array,movement}.hpp and ops/elementwise.hpp (arange's per-rank formula).
 #pragma once
 
 #include <cmath>
@@ -78,6 +79,7 @@ distributed_array<T> distribute(std::span<const T> host, const shape_t& shape, c
   }
   return distributed_array<T>(comm, shape, s, std::move(shards));
 }
+/// Distributes a host vector (C order, `shape`) in blocks along `axis`.
 template <array_element T>
 distributed_array<T> distribute(const std::vector<T>& host, const shape_t& shape, const communicator& comm,
                                 int axis = 0) {
@@ -95,10 +97,12 @@ distributed_array<T> full(const shape_t& shape, T value, const communicator& com
   }
   return distributed_array<T>(comm, shape, s, std::move(shards));
 }
+/// `shape` filled with 0, each rank allocating only its own block.
 template <array_element T>
 distributed_array<T> zeros(const shape_t& shape, const communicator& comm, const sharding& spec = sharding::block(0)) {
   return full<T>(shape, ndcuda::detail::element_from<T>(0.0), comm, spec);
 }
+/// `shape` filled with 1, each rank allocating only its own block.
 template <array_element T>
 distributed_array<T> ones(const shape_t& shape, const communicator& comm, const sharding& spec = sharding::block(0)) {
   return full<T>(shape, ndcuda::detail::element_from<T>(1.0), comm, spec);

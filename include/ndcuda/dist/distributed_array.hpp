@@ -1,6 +1,7 @@
-// distributed_array<T>: a global shape laid over the ranks of a communicator by a sharding spec,
-// one ndarray<T> shard per local rank on that rank's stream. Builds on array/ndarray.hpp and
-// dist/{communicator,sharding}.hpp; movement, creation and operations live in their own headers.
+/// @file
+/// distributed_array<T>: a global shape laid over the ranks of a communicator by a sharding spec,
+/// one ndarray<T> shard per local rank on that rank's stream. Builds on array/ndarray.hpp and
+/// dist/{communicator,sharding}.hpp; movement, creation and operations live in their own headers.
 #pragma once
 
 #include <ndcuda/array/creation.hpp>
@@ -39,14 +40,17 @@ ndarray<T> slab(const ndarray<T>& a, int axis, block_range r) {
 /// parallel, and cross-device ordering goes through events and NCCL, never host waits.
 template <array_element T>
 class distributed_array;
+/// Whether T is a distributed_array.
 template <class T>
 inline constexpr bool is_distributed_array = false;
+/// A distributed_array is one.
 template <class T>
 inline constexpr bool is_distributed_array<distributed_array<T>> = true;
 
 template <array_element T>
 class distributed_array {
  public:
+  /// The element type.
   using value_type = T;
 
   /// The low-level constructor: `shards[local]` must have shard_shape(...) of rank comm.rank(local)
@@ -81,11 +85,14 @@ class distributed_array {
   distributed_array(const X& x)  // NOLINT: implicit, as `distributed_array<float> c = a + b;`
       : distributed_array(x.template evaluate<T>()) {}
 
+  /// Shares the shards (reference semantics, as ndarray).
   distributed_array(const distributed_array&) = default;
+  /// Takes the shards of `other`.
   distributed_array(distributed_array&&) noexcept = default;
   /// Assignment rebinds the handle, as for ndarray (NumPy's `d = x`): `d = a + b;` evaluates into
   /// new shards. Writes into the existing shards are spelled d.assign(x) and `d += x`.
   distributed_array& operator=(const distributed_array&) = default;
+  /// Rebinds the handle to `other`'s shards.
   distributed_array& operator=(distributed_array&&) noexcept = default;
   ~distributed_array() = default;
 
@@ -114,18 +121,27 @@ class distributed_array {
     return *this;
   }
 
+  /// The global shape.
   [[nodiscard]] const shape_t& shape() const noexcept { return shape_; }
+  /// The number of axes.
   [[nodiscard]] int ndim() const noexcept { return static_cast<int>(shape_.size()); }
+  /// The number of elements of the global array.
   [[nodiscard]] index_t size() const { return shape_size(shape_); }
+  /// The bytes of the global array (over all ranks).
   [[nodiscard]] std::size_t nbytes() const { return static_cast<std::size_t>(size()) * sizeof(T); }
+  /// The dtype of T.
   [[nodiscard]] static constexpr dtype type() noexcept { return dtype_of<T>; }
+  /// How the array is cut over the ranks.
   [[nodiscard]] const sharding& spec() const noexcept { return spec_; }
+  /// Whether every rank holds the whole array.
   [[nodiscard]] bool is_replicated() const noexcept { return spec_.is_replicated(); }
   /// The sharded axis, -1 when replicated.
   [[nodiscard]] int axis() const noexcept { return spec_.axis(); }
+  /// The communicator of the ranks that hold the shards.
   [[nodiscard]] const communicator& comm() const noexcept { return comm_; }
   /// The shards held by this process, by local rank.
   [[nodiscard]] const std::vector<ndarray<T>>& local_shards() const noexcept { return shards_; }
+  /// The shard of local rank `local`.
   [[nodiscard]] const ndarray<T>& local_shard(int local) const { return shards_.at(static_cast<std::size_t>(local)); }
   /// The elements of the sharded axis that group rank `rank` holds (the whole axis when replicated).
   [[nodiscard]] block_range range(int rank) const {

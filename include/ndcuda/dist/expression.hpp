@@ -1,6 +1,7 @@
-// Elementwise expressions over distributed arrays: a lazy node that, per local rank, substitutes
-// that rank's shards into the same ndcuda expression and evaluates it as one fused JIT kernel on
-// the rank's stream. Builds on dist/distributed_array.hpp and ops/elementwise.hpp.
+/// @file
+/// Elementwise expressions over distributed arrays: a lazy node that, per local rank, substitutes
+/// that rank's shards into the same ndcuda expression and evaluates it as one fused JIT kernel on
+/// the rank's stream. Builds on dist/distributed_array.hpp and ops/elementwise.hpp.
 #pragma once
 
 #include <ndcuda/core/detail/scalar.hpp>
@@ -131,9 +132,10 @@ using stored_t = std::remove_cvref_t<T>;
 /// rank's shards, so each GPU runs the same fused kernel on its own block, in parallel.
 template <class F, class... Operands>
 struct distributed_expr {
+  /// Marks the type as a distributed expression.
   using is_ndcuda_distributed_expression = void;
-  F f;
-  std::tuple<Operands...> operands;
+  F f;                               ///< builds the expression from each rank's shards
+  std::tuple<Operands...> operands;  ///< the distributed arrays, expressions and scalars it reads
 
   /// The ndcuda expression rank `local` evaluates.
   auto shard_expression(int local, const detail::expression_plan& p) const {
@@ -201,39 +203,39 @@ requires(distributed_array_operand<A> || ...) [[nodiscard]] auto map(F f, A&&...
     return map([](const auto& x) { return ::ndcuda::fn(x); }, std::forward<A>(a)); \
   }
 
-NDCUDA_DIST_BINARY(operator+)
-NDCUDA_DIST_BINARY(operator-)
-NDCUDA_DIST_BINARY(operator*)
-NDCUDA_DIST_BINARY(operator/)
-NDCUDA_DIST_BINARY(operator%)
-NDCUDA_DIST_BINARY(operator==)
-NDCUDA_DIST_BINARY(operator!=)
-NDCUDA_DIST_BINARY(operator<)
-NDCUDA_DIST_BINARY(operator<=)
-NDCUDA_DIST_BINARY(operator>)
-NDCUDA_DIST_BINARY(operator>=)
-NDCUDA_DIST_BINARY(operator&)
-NDCUDA_DIST_BINARY(operator|)
-NDCUDA_DIST_BINARY(operator^)
-NDCUDA_DIST_UNARY(operator-)
-NDCUDA_DIST_UNARY(operator~)
-NDCUDA_DIST_BINARY(power)
-NDCUDA_DIST_BINARY(maximum)
-NDCUDA_DIST_BINARY(minimum)
-NDCUDA_DIST_BINARY(arctan2)
-NDCUDA_DIST_UNARY(abs)
-NDCUDA_DIST_UNARY(sqrt)
-NDCUDA_DIST_UNARY(exp)
-NDCUDA_DIST_UNARY(log)
-NDCUDA_DIST_UNARY(sin)
-NDCUDA_DIST_UNARY(cos)
-NDCUDA_DIST_UNARY(tanh)
-NDCUDA_DIST_UNARY(floor)
-NDCUDA_DIST_UNARY(ceil)
-NDCUDA_DIST_UNARY(isnan)
-NDCUDA_DIST_UNARY(real)
-NDCUDA_DIST_UNARY(imag)
-NDCUDA_DIST_UNARY(conj)
+NDCUDA_DIST_BINARY(operator+)   ///< `a + b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator-)   ///< `a - b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator*)   ///< `a * b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator/)   ///< `a / b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator%)   ///< `a % b` (NumPy's remainder) on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator==)  ///< `a == b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator!=)  ///< `a != b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator<)   ///< `a < b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator<=)  ///< `a <= b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator>)   ///< `a > b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator>=)  ///< `a >= b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator&)   ///< `a & b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator|)   ///< `a | b` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(operator^)   ///< `a ^ b` on each rank's shards, lazily
+NDCUDA_DIST_UNARY(operator-)    ///< `-a` on each rank's shards, lazily
+NDCUDA_DIST_UNARY(operator~)    ///< `~a` on each rank's shards, lazily
+NDCUDA_DIST_BINARY(power)       ///< nd::power(a, b) on each rank's shards, lazily
+NDCUDA_DIST_BINARY(maximum)     ///< nd::maximum(a, b) on each rank's shards, lazily
+NDCUDA_DIST_BINARY(minimum)     ///< nd::minimum(a, b) on each rank's shards, lazily
+NDCUDA_DIST_BINARY(arctan2)     ///< nd::arctan2(a, b) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(abs)          ///< nd::abs(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(sqrt)         ///< nd::sqrt(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(exp)          ///< nd::exp(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(log)          ///< nd::log(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(sin)          ///< nd::sin(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(cos)          ///< nd::cos(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(tanh)         ///< nd::tanh(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(floor)        ///< nd::floor(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(ceil)         ///< nd::ceil(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(isnan)        ///< nd::isnan(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(real)         ///< nd::real(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(imag)         ///< nd::imag(a) on each rank's shards, lazily
+NDCUDA_DIST_UNARY(conj)         ///< nd::conj(a) on each rank's shards, lazily
 
 #undef NDCUDA_DIST_UNARY
 #undef NDCUDA_DIST_BINARY
@@ -270,16 +272,16 @@ concept writable_distributed_array =
         a, y, [](ndarray<typename std::remove_cvref_t<A>::value_type>& shard, const auto& v) { shard op v; }); \
     return std::forward<A>(a);                                                                                 \
   }
-NDCUDA_DIST_COMPOUND(+=)
-NDCUDA_DIST_COMPOUND(-=)
-NDCUDA_DIST_COMPOUND(*=)
-NDCUDA_DIST_COMPOUND(/=)
-NDCUDA_DIST_COMPOUND(%=)
-NDCUDA_DIST_COMPOUND(&=)
-NDCUDA_DIST_COMPOUND(|=)
-NDCUDA_DIST_COMPOUND(^=)
-NDCUDA_DIST_COMPOUND(<<=)
-NDCUDA_DIST_COMPOUND(>>=)
+NDCUDA_DIST_COMPOUND(+=)   ///< `a += y` in place, shard by shard (each shard's own `+=`)
+NDCUDA_DIST_COMPOUND(-=)   ///< `a -= y` in place, shard by shard (each shard's own `-=`)
+NDCUDA_DIST_COMPOUND(*=)   ///< `a *= y` in place, shard by shard (each shard's own `*=`)
+NDCUDA_DIST_COMPOUND(/=)   ///< `a /= y` in place, shard by shard (each shard's own `/=`)
+NDCUDA_DIST_COMPOUND(%=)   ///< `a %= y` in place, shard by shard (each shard's own `%=`)
+NDCUDA_DIST_COMPOUND(&=)   ///< `a &= y` in place, shard by shard (each shard's own `&=`)
+NDCUDA_DIST_COMPOUND(|=)   ///< `a |= y` in place, shard by shard (each shard's own `|=`)
+NDCUDA_DIST_COMPOUND(^=)   ///< `a ^= y` in place, shard by shard (each shard's own `^=`)
+NDCUDA_DIST_COMPOUND(<<=)  ///< `a <<= y` in place, shard by shard (each shard's own `<<=`)
+NDCUDA_DIST_COMPOUND(>>=)  ///< `a >>= y` in place, shard by shard (each shard's own `>>=`)
 #undef NDCUDA_DIST_COMPOUND
 
 }  // namespace ndcuda::dist

@@ -1,5 +1,6 @@
-// Moving distributed arrays: gather to one device, to the host, reshard along another axis and
-// replicate, through peer copies and NCCL send/recv groups. Builds on dist/distributed_array.hpp.
+/// @file
+/// Moving distributed arrays: gather to one device, to the host, reshard along another axis and
+/// replicate, through peer copies and NCCL send/recv groups. Builds on dist/distributed_array.hpp.
 #pragma once
 
 #include <algorithm>

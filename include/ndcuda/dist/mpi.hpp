@@ -1,5 +1,6 @@
-// mpi.hpp: the MPI bootstrap of a multi-process communicator (id broadcast from rank 0 by MPI_Bcast).
-// Builds on dist/communicator.hpp; header-only, so ndcuda::dist never links MPI: users link MPI::MPI_C.
+/// @file
+/// mpi.hpp: the MPI bootstrap of a multi-process communicator (id broadcast from rank 0 by MPI_Bcast).
+/// Builds on dist/communicator.hpp; header-only, so ndcuda::dist never links MPI: users link MPI::MPI_C.
 #pragma once
 
 // The C API only: Open MPI's and MPICH's mpi.h otherwise pull in their C++ bindings, which need

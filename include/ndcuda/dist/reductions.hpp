@@ -1,6 +1,7 @@
-// Reductions of distributed arrays: sum, prod, min, max, mean over all elements or one axis. Each
-// rank reduces its shard with nd::sum & co.; NCCL all-reduce combines the partials. Builds on
-// ops/reductions.hpp and dist/{distributed_array,expression}.hpp.
+/// @file
+/// Reductions of distributed arrays: sum, prod, min, max, mean over all elements or one axis. Each
+/// rank reduces its shard with nd::sum & co.; NCCL all-reduce combines the partials. Builds on
+/// ops/reductions.hpp and dist/{distributed_array,expression}.hpp.
 #pragma once
 
 #include <ndcuda/dist/distributed_array.hpp>
@@ -176,11 +177,21 @@ auto as_distributed(const X& x) {
     return detail::reduce<detail::reduction::kind>(a, normalize_axis(axis, a.ndim()), keep);           \
   }
 
+/// The sum of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(sum, sum)
+/// @}
+/// The product of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(prod, prod)
+/// @}
+/// The smallest element of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(min, min)
+/// @}
+/// The largest element of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(max, max)
+/// @}
+/// The mean of a distributed array, over every element or along `axis`. @{
 NDCUDA_DIST_REDUCTION(mean, mean)
+/// @}
 
 #undef NDCUDA_DIST_REDUCTION
 

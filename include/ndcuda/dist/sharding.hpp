@@ -1,5 +1,6 @@
-// The sharding spec of a distributed array (replicated, or blocks along one axis) and the host
-// arithmetic of shard extents and overlaps. Builds on core/shape.hpp only: no GPU, no NCCL.
+/// @file
+/// The sharding spec of a distributed array (replicated, or blocks along one axis) and the host
+/// arithmetic of shard extents and overlaps. Builds on core/shape.hpp only: no GPU, no NCCL.
 #pragma once
 
 #include <ndcuda/core/shape.hpp>
@@ -18,12 +19,15 @@ namespace ndcuda::dist {
 /// block grid (rows over one set of ranks, columns over another) will be a second entry and a
 /// `grid` shape; today a spec with more than one axis is refused.
 struct sharding {
-  std::vector<int> axes;  // the array axes cut by the rank grid, one per grid dimension
-  std::vector<int> grid;  // ranks along each grid dimension; empty means all ranks along axes[0]
+  std::vector<int> axes;  ///< the array axes cut by the rank grid, one per grid dimension
+  std::vector<int> grid;  ///< ranks along each grid dimension; empty means all ranks along axes[0]
 
+  /// Every rank holds the whole array.
   [[nodiscard]] static sharding replicated() { return {}; }
+  /// Contiguous blocks along `axis`, one per rank, in rank order.
   [[nodiscard]] static sharding block(int axis) { return {{axis}, {}}; }
 
+  /// Whether every rank holds the whole array.
   [[nodiscard]] bool is_replicated() const noexcept { return axes.empty(); }
   /// The sharded axis of a 1-D block grid; -1 when replicated.
   [[nodiscard]] int axis() const noexcept { return axes.empty() ? -1 : axes.front(); }
@@ -40,11 +44,13 @@ struct sharding {
 
 /// The half-open range [begin, end) of block `rank` when `extent` is cut over `ranks` blocks.
 struct block_range {
-  index_t begin = 0;
-  index_t end = 0;
+  index_t begin = 0;  ///< the first index of the block
+  index_t end = 0;    ///< one past its last index
+  /// The extent of the block.
   [[nodiscard]] index_t size() const noexcept { return end - begin; }
   friend bool operator==(const block_range&, const block_range&) = default;
 };
+/// Block `rank` of `extent` cut into `ranks` near-equal blocks (the first ones one longer).
 [[nodiscard]] block_range block_of(index_t extent, int ranks, int rank);
 
 /// The overlap of two ranges (empty, begin == end, when they do not meet).

@@ -1,6 +1,7 @@
-// NumPy's fft module: fft/ifft/rfft/irfft/hfft/ihfft, their 2-d and n-d forms, fftfreq/rfftfreq
-// and fftshift/ifftshift. Builds on fft/detail/entry_points.hpp (cuFFT with a per-device plan
-// cache, compiled into ndcuda::linalg) and ops/ for conversions and scaling.
+/// @file
+/// NumPy's fft module: fft/ifft/rfft/irfft/hfft/ihfft, their 2-d and n-d forms, fftfreq/rfftfreq
+/// and fftshift/ifftshift. Builds on fft/detail/entry_points.hpp (cuFFT with a per-device plan
+/// cache, compiled into ndcuda::linalg) and ops/ for conversions and scaling.
 #pragma once
 
 #include <ndcuda/fft/detail/entry_points.hpp>
@@ -94,6 +95,7 @@ template <array_operand X>
   const auto a = detail::to_array(x);
   return detail::cfftn(a, detail::plan_axis(a.shape(), n, axis, false, "fft"), false, detail::parse_norm(norm));
 }
+/// numpy.fft.ifft: the inverse of fft along `axis`, cropped or zero-padded to n points.
 template <array_operand X>
 [[nodiscard]] auto ifft(const X& x, std::optional<index_t> n = std::nullopt, index_t axis = -1,
                         std::string_view norm = "backward") {
@@ -145,6 +147,7 @@ template <array_operand X>
   const auto a = detail::to_array(x);
   return detail::cfftn(a, detail::plan_axes(a.shape(), s, axes, false, "fftn"), false, detail::parse_norm(norm));
 }
+/// numpy.fft.ifftn: the inverse of fftn over `axes`.
 template <array_operand X>
 [[nodiscard]] auto ifftn(const X& x, const std::optional<shape_t>& s = std::nullopt,
                          const std::optional<std::vector<index_t>>& axes = std::nullopt,
@@ -152,6 +155,7 @@ template <array_operand X>
   const auto a = detail::to_array(x);
   return detail::cfftn(a, detail::plan_axes(a.shape(), s, axes, false, "ifftn"), true, detail::parse_norm(norm));
 }
+/// numpy.fft.rfftn: fftn of real input, the last axis of `axes` halved to s[-1] / 2 + 1 points.
 template <array_operand X>
 [[nodiscard]] auto rfftn(const X& x, const std::optional<shape_t>& s = std::nullopt,
                          const std::optional<std::vector<index_t>>& axes = std::nullopt,
@@ -159,6 +163,7 @@ template <array_operand X>
   const auto a = detail::to_array(x);
   return detail::rfftn_impl(a, detail::plan_axes(a.shape(), s, axes, false, "rfftn"), detail::parse_norm(norm));
 }
+/// numpy.fft.irfftn: the inverse of rfftn, a real result (the last axis 2 * (m - 1) points unless s says).
 template <array_operand X>
 [[nodiscard]] auto irfftn(const X& x, const std::optional<shape_t>& s = std::nullopt,
                           const std::optional<std::vector<index_t>>& axes = std::nullopt,
@@ -173,16 +178,19 @@ template <array_operand X>
                         const std::vector<index_t>& axes = {-2, -1}, std::string_view norm = "backward") {
   return fftn(x, s, axes, norm);
 }
+/// numpy.fft.ifft2: ifftn over axes (-2, -1) by default.
 template <array_operand X>
 [[nodiscard]] auto ifft2(const X& x, const std::optional<shape_t>& s = std::nullopt,
                          const std::vector<index_t>& axes = {-2, -1}, std::string_view norm = "backward") {
   return ifftn(x, s, axes, norm);
 }
+/// numpy.fft.rfft2: rfftn over axes (-2, -1) by default.
 template <array_operand X>
 [[nodiscard]] auto rfft2(const X& x, const std::optional<shape_t>& s = std::nullopt,
                          const std::vector<index_t>& axes = {-2, -1}, std::string_view norm = "backward") {
   return rfftn(x, s, axes, norm);
 }
+/// numpy.fft.irfft2: irfftn over axes (-2, -1) by default.
 template <array_operand X>
 [[nodiscard]] auto irfft2(const X& x, const std::optional<shape_t>& s = std::nullopt,
                           const std::vector<index_t>& axes = {-2, -1}, std::string_view norm = "backward") {

@@ -1,5 +1,6 @@
-// DLPack on the host: dtype and device mapping, building DLManagedTensors that keep memory alive, and
-// validating imported ones. Builds on core/ and <dlpack/dlpack.h>; interop/dlpack_array.hpp wraps ndarray.
+/// @file
+/// DLPack on the host: dtype and device mapping, building DLManagedTensors that keep memory alive, and
+/// validating imported ones. Builds on core/ and <dlpack/dlpack.h>; interop/dlpack_array.hpp wraps ndarray.
 #pragma once
 
 #include <dlpack/dlpack.h>
@@ -41,13 +42,13 @@ inline constexpr std::uint8_t dl_bool_code = 6;
 /// to the first element; strides are in elements (empty: C-contiguous). `owner` keeps the memory
 /// alive until the consumer calls the deleter.
 struct dlpack_export {
-  void* data = nullptr;
-  std::uint64_t byte_offset = 0;
-  shape_t shape;
-  strides_t strides;
-  dtype type = dtype::float32;
-  int device = 0;
-  std::shared_ptr<const void> owner;
+  void* data = nullptr;               ///< the allocation base
+  std::uint64_t byte_offset = 0;      ///< bytes from `data` to the first element
+  shape_t shape;                      ///< the extent of each axis
+  strides_t strides;                  ///< in elements; empty: C-contiguous
+  dtype type = dtype::float32;        ///< the element type
+  int device = 0;                     ///< the CUDA device ordinal
+  std::shared_ptr<const void> owner;  ///< keeps the memory alive until the consumer calls the deleter
 };
 
 /// A new DLManagedTensor (legacy, unversioned ABI that every DLPack consumer reads). Strides are
@@ -59,13 +60,13 @@ struct dlpack_export {
 /// applied), strides are in elements (C strides when the producer sent NULL). `owner` calls the
 /// tensor's deleter exactly once, when its last copy goes.
 struct dlpack_import {
-  void* data = nullptr;
-  shape_t shape;
-  strides_t strides;
-  dtype type = dtype::float32;
-  DLDeviceType device_type = kDLCUDA;
-  int device = 0;
-  std::shared_ptr<const void> owner;
+  void* data = nullptr;                ///< the first element (byte_offset applied)
+  shape_t shape;                       ///< the extent of each axis
+  strides_t strides;                   ///< in elements (C strides when the producer sent NULL)
+  dtype type = dtype::float32;         ///< the element type
+  DLDeviceType device_type = kDLCUDA;  ///< kDLCUDA, kDLCUDAManaged or kDLCUDAHost
+  int device = 0;                      ///< the device ordinal
+  std::shared_ptr<const void> owner;   ///< calls the tensor's deleter once, when its last copy goes
 };
 
 /// Validates `t` without taking it: the fields below, and that the shape and strides describe memory
@@ -92,6 +93,7 @@ struct dlpack_import {
 
 /// As above for a versioned tensor, which is also refused when of another major version or read-only.
 [[nodiscard]] dlpack_import check_dl_managed_tensor(const DLManagedTensorVersioned* t, dtype expected);
+/// Takes ownership of a versioned tensor: the returned owner calls its deleter once.
 [[nodiscard]] std::shared_ptr<const void> adopt_dl_managed_tensor(DLManagedTensorVersioned* t);
 
 /// As above for a versioned tensor. Also refuses another major version (its layout may differ; the

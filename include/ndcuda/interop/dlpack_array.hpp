@@ -1,5 +1,6 @@
-// to_dlpack/from_dlpack: share an ndarray's GPU memory with PyTorch, CuPy, JAX and other DLPack
-// users without a copy. Builds on interop/dlpack.hpp and array/ (ndarray, from_device).
+/// @file
+/// to_dlpack/from_dlpack: share an ndarray's GPU memory with PyTorch, CuPy, JAX and other DLPack
+/// users without a copy. Builds on interop/dlpack.hpp and array/ (ndarray, from_device).
 #pragma once
 
 #include <ndcuda/array/creation.hpp>
@@ -63,6 +64,8 @@ template <array_element T>
 }
 
 #if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
+/// from_dlpack for a versioned tensor (DLPack >= 1.0), which is also refused when read-only or of another major
+/// version.
 template <array_element T>
 [[nodiscard]] ndarray<std::remove_cv_t<T>> from_dlpack(DLManagedTensorVersioned* t, std::optional<stream> s = {}) {
   return detail::array_from_dlpack<std::remove_cv_t<T>>(t, s);

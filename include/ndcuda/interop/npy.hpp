@@ -1,5 +1,6 @@
-// NumPy's .npy file format on the host: header dict parsing and formatting, raw reads and writes.
-// Builds on core/dtype.hpp and core/shape.hpp only; interop/npy_array.hpp moves the bytes to and from ndarray.
+/// @file
+/// NumPy's .npy file format on the host: header dict parsing and formatting, raw reads and writes.
+/// Builds on core/dtype.hpp and core/shape.hpp only; interop/npy_array.hpp moves the bytes to and from ndarray.
 #pragma once
 
 #include <cstddef>
@@ -22,8 +23,8 @@ class io_error : public error {
 
 /// What a .npy header says about the data that follows it.
 struct npy_header {
-  dtype type = dtype::float64;
-  shape_t shape;
+  dtype type = dtype::float64;  ///< the element type
+  shape_t shape;                ///< the extent of each axis
   /// True when the data is stored in Fortran (column-major) order.
   bool fortran_order = false;
 
@@ -33,8 +34,8 @@ struct npy_header {
 /// The data of a .npy file, exactly as stored but always little-endian: big-endian files are byte-swapped
 /// on read. Fortran-ordered data stays in Fortran order (see npy_fortran_to_c_order).
 struct npy_file {
-  npy_header header;
-  std::vector<std::byte> data;
+  npy_header header;            ///< what the header says
+  std::vector<std::byte> data;  ///< the element bytes, little-endian, in the file's axis order
 };
 
 /// NumPy's descr of a dtype: "<f4", "|b1", "<c8", "<f2", "|u1", ... (little-endian, as on every
@@ -45,9 +46,10 @@ struct npy_file {
 /// The dtype of a descr with its byte order ('<', '>', '|' or '='). Throws io_error for descrs
 /// ndcuda has no dtype for (strings, objects, structured or datetime types, long double).
 struct npy_descr_info {
-  dtype type;
-  bool big_endian;
+  dtype type;       ///< the dtype
+  bool big_endian;  ///< '>': the data must be byte-swapped on this (little-endian) host
 };
+/// Parses a descr ("<f4") into its dtype and byte order; io_error for one ndcuda has no dtype for.
 [[nodiscard]] npy_descr_info parse_npy_descr(std::string_view descr);
 
 /// The header dict as NumPy writes it, without the preamble or padding:

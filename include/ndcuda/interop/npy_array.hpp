@@ -1,5 +1,6 @@
-// save_npy/load_npy: ndarray<T> to and from NumPy .npy files, like np.save and np.load.
-// Builds on interop/npy.hpp (the host-side format) and array/ (to_host, asarray).
+/// @file
+/// save_npy/load_npy: ndarray<T> to and from NumPy .npy files, like np.save and np.load.
+/// Builds on interop/npy.hpp (the host-side format) and array/ (to_host, asarray).
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// Controls and statistics of the JIT caches (in memory and on disk), and where JIT warnings go.
-// Builds on nothing else in ndcuda; docs/jit.md describes the cache's layout and variables.
+/// @file
+/// Controls and statistics of the JIT caches (in memory and on disk), and where JIT warnings go.
+/// Builds on nothing else in ndcuda; docs/jit.md describes the cache's layout and variables.
 #pragma once
 
 #include <cstdint>
@@ -9,29 +10,31 @@
 
 namespace ndcuda::jit {
 
+/// What the JIT caches hold and did: configuration and counters (jit::status()).
 struct cache_status {
-  // Disk cache, as configured from NDCUDA_CACHE, NDCUDA_CACHE_DIR, XDG_CACHE_HOME, HOME and
-  // NDCUDA_CACHE_MAX_SIZE when the first kernel was compiled or looked up.
+  /// Disk cache, as configured from NDCUDA_CACHE, NDCUDA_CACHE_DIR, XDG_CACHE_HOME, HOME and
+  /// NDCUDA_CACHE_MAX_SIZE when the first kernel was compiled or looked up.
   bool disk_enabled = false;
-  bool disk_writable = false;  ///< false after a write failed or the folder was refused (memory-only)
-  std::filesystem::path directory;
-  std::string disabled_reason;  ///< why disk_enabled is false
+  bool disk_writable = false;       ///< false after a write failed or the folder was refused (memory-only)
+  std::filesystem::path directory;  ///< the disk cache folder
+  std::string disabled_reason;      ///< why disk_enabled is false
   /// Non-empty when the folder was refused as unsafe (another user owns it, or group or others
   /// may write it): the reason. Nothing is then read from it or written to it (docs/jit.md).
   std::string refused_reason;
   std::uint64_t max_bytes = 0;  ///< 0: no bound
-  // Counters since the process started.
+  /// Counters since the process started.
   std::uint64_t memory_entries = 0;
-  std::uint64_t memory_hits = 0;
-  std::uint64_t disk_hits = 0;
-  std::uint64_t disk_misses = 0;
-  std::uint64_t disk_invalid = 0;  ///< entries that failed validation and were recompiled
-  std::uint64_t disk_writes = 0;
-  std::uint64_t disk_evictions = 0;
-  std::uint64_t compiles = 0;  ///< NVRTC compiles, failed ones included
-  std::uint64_t compile_failures = 0;
+  std::uint64_t memory_hits = 0;       ///< lookups answered from memory
+  std::uint64_t disk_hits = 0;         ///< lookups answered from the disk cache
+  std::uint64_t disk_misses = 0;       ///< lookups the disk cache could not answer
+  std::uint64_t disk_invalid = 0;      ///< entries that failed validation and were recompiled
+  std::uint64_t disk_writes = 0;       ///< entries written to the disk cache
+  std::uint64_t disk_evictions = 0;    ///< entries deleted to stay under max_bytes
+  std::uint64_t compiles = 0;          ///< NVRTC compiles, failed ones included
+  std::uint64_t compile_failures = 0;  ///< compiles NVRTC rejected
 };
 
+/// The JIT caches' configuration and counters, now.
 [[nodiscard]] cache_status status();
 
 /// Forgets every compiled kernel held in memory. Kernel objects that already ran keep theirs;
@@ -47,6 +50,7 @@ std::size_t clear_disk_cache();
 /// default prints "ndcuda: warning: ..." to stderr. Returns the previous handler; an empty one
 /// restores the default.
 using warning_handler = std::function<void(const std::string& message)>;
+/// Installs `handler` for JIT warnings and returns the previous one.
 warning_handler set_warning_handler(warning_handler handler);
 
 }  // namespace ndcuda::jit

@@ -1,5 +1,6 @@
-// elementwise_kernel<Out(In...)>: a user-written expression applied to every element, compiled
-// with NVRTC per layout variant and device. Builds on jit/launch.hpp and core/{dtype,shape}.hpp.
+/// @file
+/// elementwise_kernel<Out(In...)>: a user-written expression applied to every element, compiled
+/// with NVRTC per layout variant and device. Builds on jit/launch.hpp and core/{dtype,shape}.hpp.
 #pragma once
 
 #include <array>
@@ -18,11 +19,13 @@ namespace ndcuda {
 /// The low-level stand-in for ndarray until arrays exist; array_ref<const T> for inputs.
 template <class T>
 struct array_ref {
-  T* data = nullptr;
-  shape_t shape;
-  strides_t strides;
+  T* data = nullptr;  ///< the first element, in device memory
+  shape_t shape;      ///< the extent of each axis
+  strides_t strides;  ///< in elements; empty: C-contiguous
 
+  /// An operand at `d` of shape `s` and strides `st` (empty: C-contiguous).
   array_ref(T* d, shape_t s, strides_t st = {}) : data(d), shape(std::move(s)), strides(std::move(st)) {}
+  /// A mutable operand read as an input.
   template <class U>
   requires std::is_same_v<const U, T> array_ref(const array_ref<U>& other)
       : data(other.data), shape(other.shape), strides(other.strides) {}
@@ -79,6 +82,7 @@ class elementwise_kernel<Out(In...)> {
                 "float, double, std::complex<float/double>)");
 
  public:
+  /// A kernel computing `body` for each element, named `name` (a C identifier) in errors and profiles.
   elementwise_kernel(std::string body, std::string name)
       : state_(
             jit::detail::make_elementwise_state(std::move(body), std::move(name), dtype_of<Out>, {dtype_of<In>...})) {}
@@ -98,6 +102,7 @@ class elementwise_kernel<Out(In...)> {
     jit::detail::launch_elementwise(*state_, jit::detail::operand{out.data, out.shape, out.strides},
                                     std::span<const jit::detail::operand>(inputs.data(), sizeof...(In)), s);
   }
+  /// The same on the current device's default stream.
   void operator()(const array_ref<Out>& out, const array_ref<const In>&... in) const {
     (*this)(out, in..., default_stream());
   }

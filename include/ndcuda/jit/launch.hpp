@@ -1,5 +1,6 @@
-// Launch geometry for JIT kernels and the non-template entry point every kernel launches through.
-// Builds on device/stream.hpp; the kernel behind the opaque handle lives in the compiled library.
+/// @file
+/// Launch geometry for JIT kernels and the non-template entry point every kernel launches through.
+/// Builds on device/stream.hpp; the kernel behind the opaque handle lives in the compiled library.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -15,9 +16,9 @@ namespace ndcuda {
 
 /// Grid, block and dynamic shared memory of one launch, as in kernel<<<grid, block, shared>>>.
 struct launch_config {
-  dim3 grid{1, 1, 1};
-  dim3 block{1, 1, 1};
-  std::size_t shared_bytes = 0;
+  dim3 grid{1, 1, 1};            ///< blocks in the grid
+  dim3 block{1, 1, 1};           ///< threads in a block
+  std::size_t shared_bytes = 0;  ///< dynamic shared memory per block, in bytes
 };
 
 namespace jit::detail {

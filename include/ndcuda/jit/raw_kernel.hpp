@@ -1,5 +1,6 @@
-// raw_kernel: a user-written CUDA C++ kernel compiled with NVRTC on first launch on each device,
-// cached in memory and on disk. Builds on jit/launch.hpp (geometry, the non-template launcher).
+/// @file
+/// raw_kernel: a user-written CUDA C++ kernel compiled with NVRTC on first launch on each device,
+/// cached in memory and on disk. Builds on jit/launch.hpp (geometry, the non-template launcher).
 #pragma once
 
 #include <memory>
@@ -26,6 +27,7 @@ namespace ndcuda {
 /// source throws compile_error with NVRTC's log and the numbered source. Copies share state.
 class raw_kernel {
  public:
+  /// The kernel `name` in CUDA C++ `source`, compiled with NVRTC `options` at its first launch on a device.
   raw_kernel(std::string source, std::string name, std::vector<std::string> options = {})
       : state_(jit::detail::make_kernel_state(std::move(source), std::move(name), std::move(options))) {}
 
@@ -37,6 +39,7 @@ class raw_kernel {
     launch(launch_config{grid, block, shared_bytes}, s, args...);
   }
 
+  /// As operator(), with the geometry in one launch_config (e.g. from occupancy_config()).
   template <class... Args>
   void launch(const launch_config& config, const stream& s, const Args&... args) const {
     static_assert((std::is_trivially_copyable_v<Args> && ...),
@@ -58,7 +61,9 @@ class raw_kernel {
   /// cache so a later process on such a GPU skips the compile.
   void compile(compute_capability cc) const { jit::detail::compile_for(*state_, cc); }
 
+  /// The kernel's name expression.
   [[nodiscard]] const std::string& name() const { return jit::detail::kernel_name(*state_); }
+  /// The CUDA C++ source.
   [[nodiscard]] const std::string& source() const { return jit::detail::kernel_source(*state_); }
 
  private:

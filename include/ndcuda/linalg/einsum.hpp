@@ -1,7 +1,8 @@
-// nd::einsum: Einstein summation lowered to the existing engines. Diagonals (repeated labels) are
-// strided views, labels only one operand uses are summed by the reduction engine, each pairwise
-// contraction is one (batched) cuBLAS GEMM after permuting axes, and products with nothing to
-// contract are one fused elementwise kernel. Builds on linalg/products.hpp and ops/reductions.hpp.
+/// @file
+/// nd::einsum: Einstein summation lowered to the existing engines. Diagonals (repeated labels) are
+/// strided views, labels only one operand uses are summed by the reduction engine, each pairwise
+/// contraction is one (batched) cuBLAS GEMM after permuting axes, and products with nothing to
+/// contract are one fused elementwise kernel. Builds on linalg/products.hpp and ops/reductions.hpp.
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// nd::linalg_error (NumPy's LinAlgError) and the precision switch of the products.
-// Builds on core/error.hpp only, so CPU-side planning code can throw it without the math libraries.
+/// @file
+/// nd::linalg_error (NumPy's LinAlgError) and the precision switch of the products.
+/// Builds on core/error.hpp only, so CPU-side planning code can throw it without the math libraries.
 #pragma once
 
 #include <ndcuda/core/error.hpp>
@@ -20,6 +21,7 @@ namespace linalg {
 /// default, as NumPy's float32 results expect (torch.backends.cuda.matmul.allow_tf32 alike).
 /// Process-wide; read at each call.
 void set_allow_tf32(bool allow) noexcept;
+/// Whether float32 products may use TF32 tensor cores (set_allow_tf32).
 [[nodiscard]] bool allow_tf32() noexcept;
 
 }  // namespace linalg

@@ -1,6 +1,7 @@
-// NumPy's products: matmul, dot, vdot, inner, outer, tensordot, kron (namespace nd::) and
-// linalg::multi_dot, linalg::matrix_power. Builds on linalg/detail/entry_points.hpp (cuBLAS and
-// the exact integer kernel, compiled into ndcuda::linalg) and ops/ for the elementwise parts.
+/// @file
+/// NumPy's products: matmul, dot, vdot, inner, outer, tensordot, kron (namespace nd::) and
+/// linalg::multi_dot, linalg::matrix_power. Builds on linalg/detail/entry_points.hpp (cuBLAS and
+/// the exact integer kernel, compiled into ndcuda::linalg) and ops/ for the elementwise parts.
 #pragma once
 
 #include <algorithm>

@@ -1,6 +1,7 @@
-// numpy.linalg's factorizations and what is built on them: solve, inv, det, slogdet, cholesky,
-// qr, svd, eigh, eigvalsh, lstsq, pinv, matrix_rank, norm/matrix_norm, cond. Builds on
-// linalg/detail/entry_points.hpp (cuSOLVER, compiled into ndcuda::linalg) and ops/reductions.hpp.
+/// @file
+/// numpy.linalg's factorizations and what is built on them: solve, inv, det, slogdet, cholesky,
+/// qr, svd, eigh, eigvalsh, lstsq, pinv, matrix_rank, norm/matrix_norm, cond. Builds on
+/// linalg/detail/entry_points.hpp (cuSOLVER, compiled into ndcuda::linalg) and ops/reductions.hpp.
 #pragma once
 
 #include <cmath>
@@ -110,6 +111,8 @@ template <array_operand X>
                          detail::restore<T>(std::move(r.second)));
 }
 
+/// numpy.linalg.eigvalsh: the eigenvalues (ascending) of each Hermitian matrix, from the triangle eigh reads, without
+/// vectors.
 template <array_operand X>
 [[nodiscard]] auto eigvalsh(const X& a, bool upper = false) {
   using T = detail::solver_t<detail::value_t<X>>;
@@ -178,10 +181,11 @@ template <array_operand X>
 /// full column rank and more rows than columns), the rank and the singular values.
 template <class T>
 struct lstsq_result {
-  ndarray<T> x;
-  ndarray<detail::real_t<T>> residuals;
-  std::int64_t rank = 0;
-  ndarray<detail::real_t<T>> s;
+  ndarray<T> x;  ///< the least-squares solution
+  ndarray<detail::real_t<T>>
+      residuals;          ///< the squared residual norms (empty unless full column rank and more rows than columns)
+  std::int64_t rank = 0;  ///< the effective rank of a
+  ndarray<detail::real_t<T>> s;  ///< the singular values of a
 };
 
 /// The least-squares solution of a @ x = b (a: m x n; b: m or m x k) through the SVD. Reads the
@@ -257,6 +261,7 @@ template <array_operand X>
   throw error("matrix_norm: Invalid norm order '" + std::string(ord) +
               "' for matrices; use \"fro\", \"nuc\", \"1\", \"-1\", \"2\", \"-2\", \"inf\" or \"-inf\"");
 }
+/// matrix_norm with a numeric order: 1, -1, 2, -2, inf or -inf (std::numeric_limits<double>::infinity()).
 template <array_operand X>
 [[nodiscard]] auto matrix_norm(const X& x, double ord) {
   if (std::isinf(ord)) {
@@ -283,6 +288,7 @@ template <array_operand X>
 [[nodiscard]] auto norm(const X& x, std::string_view ord) {
   return matrix_norm(x, ord);
 }
+/// numpy.linalg.norm(x, ord) with a numeric order: a vector norm of a 1-d array, a matrix norm of a 2-d one.
 template <array_operand X>
 [[nodiscard]] auto norm(const X& x, double ord) {
   const auto a = detail::to_array(x);
@@ -301,6 +307,7 @@ template <array_operand X>
   using R = detail::real_t<detail::solver_t<detail::value_t<X>>>;
   return ndarray<R>(max(s, axes{-1}) / min(s, axes{-1}));
 }
+/// The condition number in `ord` ("fro", "nuc", "1", "inf", ...): norm(a, ord) * norm(inv(a), ord).
 template <array_operand X>
 [[nodiscard]] auto cond(const X& x, std::string_view ord) {
   const auto a = detail::to_array(x);

@@ -1,5 +1,6 @@
-// async_pool_resource: device memory from a CUDA memory pool (cudaMallocFromPoolAsync), the resource
-// to allocate from inside graph capture. Builds on memory_resource.hpp and the CUDA runtime's pools.
+/// @file
+/// async_pool_resource: device memory from a CUDA memory pool (cudaMallocFromPoolAsync), the resource
+/// to allocate from inside graph capture. Builds on memory_resource.hpp and the CUDA runtime's pools.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -12,6 +13,7 @@
 
 namespace ndcuda {
 
+/// Settings of an async_pool_resource.
 struct async_pool_options {
   /// Bytes the pool keeps reserved across synchronizations (cudaMemPoolAttrReleaseThreshold).
   /// CUDA's default, 0, hands memory back to the driver at every synchronization, which makes
@@ -39,10 +41,15 @@ class async_pool_resource final : public memory_resource {
   /// Destroys a pool of its own (CUDA defers that until outstanding allocations are freed).
   ~async_pool_resource() override;
 
+  /// The CUDA memory pool, for use with CUDA's own API.
   [[nodiscard]] cudaMemPool_t handle() const noexcept;
+  /// Sets the bytes the pool keeps reserved across synchronizations (async_pool_options::release_threshold).
   void set_release_threshold(std::size_t bytes);
+  /// The bytes the pool keeps reserved across synchronizations.
   [[nodiscard]] std::size_t release_threshold() const;
+  /// Used, cached and reserved bytes, peaks and counts, now.
   [[nodiscard]] memory_stats stats() const;
+  /// Restarts the peaks from the current values.
   void reset_peak();
   /// Trims the pool to nothing (cudaMemPoolTrimTo(pool, 0)): memory not backing an allocation goes
   /// back to the driver. Frees still queued on a stream are not released until they have run;

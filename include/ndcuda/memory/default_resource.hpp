@@ -1,5 +1,6 @@
-// The per-device default resources: what arrays allocate from when given no resource.
-// Builds on device_pool_resource.hpp (each device's default) and pinned_pool_resource.hpp (the host's).
+/// @file
+/// The per-device default resources: what arrays allocate from when given no resource.
+/// Builds on device_pool_resource.hpp (each device's default) and pinned_pool_resource.hpp (the host's).
 #pragma once
 
 #include <memory>

@@ -1,5 +1,6 @@
-// device_pool_resource: the default device memory resource, a caching sub-allocator over cudaMalloc
-// with per-stream free lists. Builds on memory_resource.hpp and pool_interfaces.hpp.
+/// @file
+/// device_pool_resource: the default device memory resource, a caching sub-allocator over cudaMalloc
+/// with per-stream free lists. Builds on memory_resource.hpp and pool_interfaces.hpp.
 #pragma once
 
 #include <cstddef>
@@ -15,12 +16,15 @@ namespace detail {
 class block_pool;
 }
 
+/// Settings of a device_pool_resource.
 struct pool_options {
   /// The smallest chunk asked of upstream. Growth is geometric: each new chunk is as large as the
   /// pool already is (so the pool doubles), between min_chunk_bytes and max_chunk_bytes, and never
   /// smaller than the request.
   std::size_t min_chunk_bytes = std::size_t{2} << 20;
-  std::size_t max_chunk_bytes = std::size_t{1} << 30;
+  std::size_t max_chunk_bytes =
+      std::size_t{1}
+      << 30;  ///< the largest chunk asked of upstream by growth (a larger request gets a chunk of its own size)
   /// Chunk sizes are rounded up to this (cudaMalloc hands out 2 MiB pages anyway).
   std::size_t chunk_granularity = std::size_t{2} << 20;
   /// A free block is split only when the remainder would be at least this large; a smaller
@@ -58,11 +62,14 @@ class device_pool_resource final : public memory_resource {
   /// Returns every chunk to upstream. Memory still allocated from the pool is gone with it.
   ~device_pool_resource() override;
 
+  /// Used, cached and reserved bytes, peaks and counts, now.
   [[nodiscard]] memory_stats stats() const;
+  /// Restarts the peaks from the current values.
   void reset_peak();
   /// Caps the bytes held from upstream; std::nullopt removes the cap. Lowering it below what is
   /// reserved now does not free anything: later growth fails until blocks are released.
   void set_limit(std::optional<std::size_t> bytes);
+  /// The cap on the bytes held from upstream; nullopt when none.
   [[nodiscard]] std::optional<std::size_t> limit() const;
   /// Returns every cached chunk that is entirely free (not split) to upstream, after the streams
   /// that freed into it have finished. Blocks on a capturing stream stay. Returns the bytes released.

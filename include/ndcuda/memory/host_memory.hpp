@@ -1,11 +1,13 @@
-// What kind of memory a host pointer range is, as CUDA sees it: pinned over the whole range or not.
-// Builds on the CUDA driver's pointer attributes; the transfer engine picks its path from the answer.
+/// @file
+/// What kind of memory a host pointer range is, as CUDA sees it: pinned over the whole range or not.
+/// Builds on the CUDA driver's pointer attributes; the transfer engine picks its path from the answer.
 #pragma once
 
 #include <cstddef>
 
 namespace ndcuda {
 
+/// What kind of memory a host pointer range is, as the driver sees it.
 enum class host_memory_kind {
   pageable,  ///< ordinary host memory (malloc, new, std::vector, mmap), or pinned only in part
   pinned,    ///< page-locked over the whole range: cudaHostAlloc/cudaMallocHost, cudaHostRegister, the pinned pool
@@ -13,6 +15,7 @@ enum class host_memory_kind {
   device,    ///< device memory, which the host cannot read
 };
 
+/// The kind's name, for messages.
 [[nodiscard]] const char* to_string(host_memory_kind kind) noexcept;
 
 /// Classifies [p, p + bytes), asking the driver under `device`'s context (so nothing is created on

@@ -1,5 +1,6 @@
-// limiting_adaptor: caps the bytes any memory_resource may have handed out at once.
-// Builds on memory_resource.hpp; throws out_of_memory like the pools do.
+/// @file
+/// limiting_adaptor: caps the bytes any memory_resource may have handed out at once.
+/// Builds on memory_resource.hpp; throws out_of_memory like the pools do.
 #pragma once
 
 #include <atomic>
@@ -17,9 +18,11 @@ class limiting_adaptor final : public memory_resource {
   /// Throws error when `upstream` is null.
   limiting_adaptor(std::shared_ptr<memory_resource> upstream, std::size_t limit);
 
+  /// The resource allocations are forwarded to.
   [[nodiscard]] const std::shared_ptr<memory_resource>& upstream() const noexcept { return upstream_; }
   /// Lowering the limit below what is outstanding frees nothing; later allocations fail until enough is freed.
   void set_limit(std::size_t bytes) noexcept { limit_.store(bytes); }
+  /// The most bytes that may be outstanding.
   [[nodiscard]] std::size_t limit() const noexcept { return limit_.load(); }
   /// Bytes outstanding (rounded up to allocation_alignment per allocation).
   [[nodiscard]] std::size_t used() const noexcept { return used_.load(); }

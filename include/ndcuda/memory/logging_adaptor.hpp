@@ -1,5 +1,6 @@
-// logging_adaptor: records every allocate and deallocate of any memory_resource (size, stream,
-// time) through a callback or into a CSV file. Builds on memory_resource.hpp.
+/// @file
+/// logging_adaptor: records every allocate and deallocate of any memory_resource (size, stream,
+/// time) through a callback or into a CSV file. Builds on memory_resource.hpp.
 #pragma once
 
 #include <chrono>
@@ -16,17 +17,19 @@ namespace ndcuda {
 
 /// One line of the log.
 struct allocation_record {
+  /// What was done.
   enum class action { allocate, deallocate, allocate_failed, deallocate_failed };
-  action what = action::allocate;
-  void* pointer = nullptr;  ///< null for a failed allocation
-  std::size_t bytes = 0;
-  cudaStream_t stream = nullptr;
-  int device = 0;  ///< the resource's device (host_device for host resources)
-  std::chrono::system_clock::time_point time;
-  std::thread::id thread;
-  std::string error;  ///< what() of the exception, for the *_failed actions
+  action what = action::allocate;              ///< what was done
+  void* pointer = nullptr;                     ///< null for a failed allocation
+  std::size_t bytes = 0;                       ///< the bytes asked for
+  cudaStream_t stream = nullptr;               ///< the stream of the call
+  int device = 0;                              ///< the resource's device (host_device for host resources)
+  std::chrono::system_clock::time_point time;  ///< when the call completed
+  std::thread::id thread;                      ///< the calling thread
+  std::string error;                           ///< what() of the exception, for the *_failed actions
 };
 
+/// The action's name as the CSV log writes it.
 [[nodiscard]] const char* to_string(allocation_record::action what) noexcept;
 
 /// Forwards every call to `upstream` and records it, failures included (then rethrows). Records
@@ -34,6 +37,7 @@ struct allocation_record {
 /// record, never the allocation (see dropped_records()). Thread-safe.
 class logging_adaptor final : public memory_resource {
  public:
+  /// Receives each record.
   using callback = std::function<void(const allocation_record&)>;
 
   /// Calls `on_record` for every record. Throws error when `upstream` or `on_record` is empty.
@@ -45,6 +49,7 @@ class logging_adaptor final : public memory_resource {
   logging_adaptor(std::shared_ptr<memory_resource> upstream, const std::string& csv_path);
   ~logging_adaptor() override;
 
+  /// The resource allocations are forwarded to.
   [[nodiscard]] const std::shared_ptr<memory_resource>& upstream() const noexcept { return upstream_; }
   /// Records a throwing callback or a failing write lost.
   [[nodiscard]] std::size_t dropped_records() const;

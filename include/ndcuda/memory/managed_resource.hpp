@@ -1,5 +1,6 @@
-// managed_resource: unified memory (cudaMallocManaged), with prefetch and advise helpers.
-// Builds on memory_resource.hpp; for data that the host and one GPU take turns touching.
+/// @file
+/// managed_resource: unified memory (cudaMallocManaged), with prefetch and advise helpers.
+/// Builds on memory_resource.hpp; for data that the host and one GPU take turns touching.
 #pragma once
 
 #include <cstddef>
@@ -43,13 +44,14 @@ class managed_resource final : public memory_resource {
 /// later); throws device_error otherwise.
 void prefetch(const void* p, std::size_t bytes, int device, const stream& s);
 
+/// Advice on how managed memory will be used (cudaMemoryAdvise), for advise().
 enum class memory_advice {
-  read_mostly,  ///< mostly read: every reader gets a read-only copy
-  unset_read_mostly,
-  preferred_location,  ///< keep the pages on `device` (host_device: in host memory)
-  unset_preferred_location,
-  accessed_by,  ///< map the pages for `device` so it never faults on them
-  unset_accessed_by,
+  read_mostly,               ///< mostly read: every reader gets a read-only copy
+  unset_read_mostly,         ///< undoes read_mostly
+  preferred_location,        ///< keep the pages on `device` (host_device: in host memory)
+  unset_preferred_location,  ///< undoes preferred_location
+  accessed_by,               ///< map the pages for `device` so it never faults on them
+  unset_accessed_by,         ///< undoes accessed_by for `device`
 };
 
 /// Tells the driver how [p, p + bytes) of managed memory will be used (cudaMemAdvise). `device` is

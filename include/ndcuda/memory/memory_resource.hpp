@@ -1,5 +1,6 @@
-// memory_resource: the stream-ordered allocation interface every ndcuda allocation goes through.
-// Builds on device/stream.hpp; pools, adaptors and the per-device registry implement or hold one.
+/// @file
+/// memory_resource: the stream-ordered allocation interface every ndcuda allocation goes through.
+/// Builds on device/stream.hpp; pools, adaptors and the per-device registry implement or hold one.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,7 @@ enum class memory_kind {
   managed,      ///< Unified memory (cudaMallocManaged): migrates between host and devices on demand.
 };
 
+/// The kind's name, for messages.
 [[nodiscard]] const char* to_string(memory_kind kind) noexcept;
 
 /// The device index of host resources (CUDA's cudaCpuDeviceId).
@@ -42,6 +44,7 @@ inline constexpr std::size_t allocation_alignment = 256;
 /// docs/memory.md); pass the kind and the device to this constructor.
 class memory_resource {
  public:
+  /// A resource of `kind` on `device` (host_device for host memory).
   memory_resource(memory_kind kind, int device) noexcept : kind_(kind), device_(device) {}
   virtual ~memory_resource() = default;
   memory_resource(const memory_resource&) = delete;
@@ -61,8 +64,10 @@ class memory_resource {
   /// allocate/deallocate on the library's default stream of device() (of the current device for
   /// host resources).
   [[nodiscard]] void* allocate(std::size_t bytes);
+  /// deallocate on the library's default stream of device().
   void deallocate(void* p, std::size_t bytes);
 
+  /// Where the memory lives.
   [[nodiscard]] memory_kind kind() const noexcept { return kind_; }
   /// The device the memory belongs to; host_device for host resources.
   [[nodiscard]] int device() const noexcept { return device_; }
@@ -70,8 +75,11 @@ class memory_resource {
   [[nodiscard]] bool is_equal(const memory_resource& other) const noexcept { return do_is_equal(other); }
 
  protected:
+  /// Implements allocate(bytes, s): the contract above, alignment included (allocate checks it).
   virtual void* do_allocate(std::size_t bytes, const stream& s) = 0;
+  /// Implements deallocate(p, bytes, s): the contract above.
   virtual void do_deallocate(void* p, std::size_t bytes, const stream& s) = 0;
+  /// Implements is_equal; by default a resource equals only itself.
   virtual bool do_is_equal(const memory_resource& other) const noexcept { return this == &other; }
 
  private:
@@ -80,6 +88,7 @@ class memory_resource {
   int device_;
 };
 
+/// Whether memory from one resource may be returned to the other.
 inline bool operator==(const memory_resource& a, const memory_resource& b) noexcept {
   return &a == &b || a.is_equal(b);
 }

@@ -1,5 +1,6 @@
-// pinned_pool_resource: the default host resource, a cache of page-locked (cudaHostAlloc) blocks by
-// size class, and the transfer engine's staging pool. Builds on memory_resource.hpp, pool_interfaces.hpp.
+/// @file
+/// pinned_pool_resource: the default host resource, a cache of page-locked (cudaHostAlloc) blocks by
+/// size class, and the transfer engine's staging pool. Builds on memory_resource.hpp, pool_interfaces.hpp.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 
 namespace ndcuda {
 
+/// Settings of a pinned_pool_resource.
 struct pinned_pool_options {
   /// The most the pool may hold pinned (reserved bytes). None: whatever the host grants.
   std::optional<std::size_t> limit;
@@ -34,6 +36,7 @@ struct pinned_pool_options {
 /// Thread-safe.
 class pinned_pool_resource final : public memory_resource {
  public:
+  /// A pool over cudaHostAlloc.
   explicit pinned_pool_resource(pinned_pool_options options = {});
   /// A pool over any upstream and ordering: a simulation in tests, or your own page-locked memory.
   pinned_pool_resource(pinned_pool_options options, std::shared_ptr<chunk_upstream> upstream,
@@ -41,9 +44,13 @@ class pinned_pool_resource final : public memory_resource {
   /// Returns every block, waiting first for copies still in flight.
   ~pinned_pool_resource() override;
 
+  /// Used, cached and reserved bytes, peaks and counts, now.
   [[nodiscard]] memory_stats stats() const;
+  /// Restarts the peaks from the current values.
   void reset_peak();
+  /// Caps the bytes held pinned; std::nullopt removes the cap. Lowering it frees nothing by itself.
   void set_limit(std::optional<std::size_t> bytes);
+  /// The cap on the bytes held pinned; nullopt when none.
   [[nodiscard]] std::optional<std::size_t> limit() const;
   /// Returns cached blocks whose last use has completed to the driver; returns the bytes released.
   std::size_t free_all_blocks();

@@ -1,5 +1,6 @@
-// The two seams of ndcuda's pools: where chunks come from (chunk_upstream) and how streams are
-// ordered (stream_ordering). Builds on device/stream.hpp; CUDA and test simulations implement them.
+/// @file
+/// The two seams of ndcuda's pools: where chunks come from (chunk_upstream) and how streams are
+/// ordered (stream_ordering). Builds on device/stream.hpp; CUDA and test simulations implement them.
 #pragma once
 
 #include <cstddef>

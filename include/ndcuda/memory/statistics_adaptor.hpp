@@ -1,5 +1,6 @@
-// statistics_adaptor: counts what passes through to any memory_resource (current and peak bytes,
-// allocation counts). Builds on memory_resource.hpp and stats.hpp.
+/// @file
+/// statistics_adaptor: counts what passes through to any memory_resource (current and peak bytes,
+/// allocation counts). Builds on memory_resource.hpp and stats.hpp.
 #pragma once
 
 #include <atomic>
@@ -19,9 +20,11 @@ class statistics_adaptor final : public memory_resource {
   /// Throws error when `upstream` is null.
   explicit statistics_adaptor(std::shared_ptr<memory_resource> upstream);
 
+  /// The resource allocations are forwarded to.
   [[nodiscard]] const std::shared_ptr<memory_resource>& upstream() const noexcept { return upstream_; }
   /// used/peak bytes and counts; reserved mirrors used (the adaptor caches nothing).
   [[nodiscard]] memory_stats stats() const noexcept;
+  /// Restarts the peaks from the current values.
   void reset_peak() noexcept;
 
  protected:

@@ -1,5 +1,6 @@
-// The transfer engine: host<->device copies that use pinned input as it is and pipeline pageable
-// input through pinned staging buffers. Builds on pinned_pool_resource.hpp and host_memory.hpp.
+/// @file
+/// The transfer engine: host<->device copies that use pinned input as it is and pipeline pageable
+/// input through pinned staging buffers. Builds on pinned_pool_resource.hpp and host_memory.hpp.
 #pragma once
 
 #include <cstddef>
@@ -16,8 +17,10 @@ enum class transfer_path {
   driver_staged,  ///< handed to CUDA as pageable memory (small copies, or no staging memory left)
 };
 
+/// The path's name, for messages.
 [[nodiscard]] const char* to_string(transfer_path path) noexcept;
 
+/// Settings of a transfer_engine's staging pipeline.
 struct transfer_options {
   /// Bytes per staging buffer: each is filled by the host while the previous one is in DMA.
   std::size_t chunk_bytes = std::size_t{8} << 20;
@@ -67,7 +70,9 @@ class transfer_engine {
   /// Every copy call does this too.
   std::size_t collect();
 
+  /// The pool staging buffers come from.
   [[nodiscard]] const std::shared_ptr<pinned_pool_resource>& staging_pool() const noexcept;
+  /// The pipeline's settings.
   [[nodiscard]] const transfer_options& options() const noexcept;
 
  private:
@@ -78,16 +83,20 @@ class transfer_engine {
 /// The engine the free functions use: stages through nd::default_pinned_pool(); lives until exit.
 [[nodiscard]] transfer_engine& default_transfer_engine();
 
+/// Host to device through default_transfer_engine().
 inline transfer_path copy_to_device(void* dst, const void* src_host, std::size_t bytes, const stream& s) {
   return default_transfer_engine().copy_to_device(dst, src_host, bytes, s);
 }
+/// Host to device through default_transfer_engine(), keeping `src_host` alive until the copy has run.
 inline transfer_path copy_to_device(void* dst, std::shared_ptr<const void> src_host, std::size_t bytes,
                                     const stream& s) {
   return default_transfer_engine().copy_to_device(dst, std::move(src_host), bytes, s);
 }
+/// Device to host through default_transfer_engine(); into pageable memory it returns when the data has arrived.
 inline transfer_path copy_to_host(void* dst_host, const void* src, std::size_t bytes, const stream& s) {
   return default_transfer_engine().copy_to_host(dst_host, src, bytes, s);
 }
+/// Device to host through default_transfer_engine(), keeping `dst_host` alive until the copy has run.
 inline transfer_path copy_to_host(std::shared_ptr<void> dst_host, const void* src, std::size_t bytes, const stream& s) {
   return default_transfer_engine().copy_to_host(std::move(dst_host), src, bytes, s);
 }

@@ -1,5 +1,6 @@
-// NumPy's bincount, histogram, histogram2d and digitize. Builds on ops/sorting.hpp (searchsorted),
-// ops/reductions.hpp and the counting kernels of ops/detail/counting_kernels.hpp.
+/// @file
+/// NumPy's bincount, histogram, histogram2d and digitize. Builds on ops/sorting.hpp (searchsorted),
+/// ops/reductions.hpp and the counting kernels of ops/detail/counting_kernels.hpp.
 #pragma once
 
 #include <array>
@@ -57,6 +58,7 @@ template <array_operand X>
   detail::bincount_into(a.type(), a.data(), a.size(), nullptr, k.value, out.data(), nullptr, a.stream());
   return out;
 }
+/// Weighted bincount with exactly k bins: sums of `weights` per value, float64; out-of-range values ignored.
 template <array_operand X, array_operand W>
 [[nodiscard]] ndarray<double> bincount(const X& x, const W& weights, static_size k) {
   const auto a = detail::counting_input(detail::as_array(x));
@@ -74,13 +76,14 @@ template <array_operand X, array_operand W>
 struct density_t {
   explicit density_t() = default;
 };
+/// Pass to histogram for np.histogram's `density=True`.
 inline constexpr density_t density{};
 
 /// What np.histogram returns: (hist, bin_edges).
 template <class C, class F>
 struct histogram_result {
-  ndarray<C> counts;
-  ndarray<F> edges;
+  ndarray<C> counts;  ///< hist: the count (or density) of each bin
+  ndarray<F> edges;   ///< bin_edges: bins + 1 edges
 };
 
 namespace detail {
@@ -207,9 +210,9 @@ template <array_operand X, array_element E, class... O>
 
 /// What np.histogram2d returns: (H, xedges, yedges), all float64.
 struct histogram2d_result {
-  ndarray<double> counts;
-  ndarray<double> xedges;
-  ndarray<double> yedges;
+  ndarray<double> counts;  ///< H: counts (or densities) of shape (xbins, ybins)
+  ndarray<double> xedges;  ///< the xbins + 1 edges along x
+  ndarray<double> yedges;  ///< the ybins + 1 edges along y
 };
 
 /// NumPy's np.histogram2d(x, y, bins=(nx, ny), range=((xlo, xhi), (ylo, yhi)), weights, density):
@@ -264,6 +267,7 @@ template <array_operand X, array_operand Y, class... O>
   }
   return {h, ex, ey};
 }
+/// np.histogram2d with the same number of bins along x and y.
 template <array_operand X, array_operand Y, class... O>
 [[nodiscard]] histogram2d_result histogram2d(const X& x, const Y& y, index_t bins = 10, const O&... options) {
   return histogram2d(x, y, std::array<index_t, 2>{bins, bins}, options...);

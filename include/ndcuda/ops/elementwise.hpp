@@ -1,5 +1,6 @@
-// Lazy elementwise expressions on ndarray: operators, ufuncs, where/clip and nd::eval, each tree
-// evaluated by one fused JIT kernel on assignment. Builds on every ops/ header it includes.
+/// @file
+/// Lazy elementwise expressions on ndarray: operators, ufuncs, where/clip and nd::eval, each tree
+/// evaluated by one fused JIT kernel on assignment. Builds on every ops/ header it includes.
 #pragma once
 
 #include <ndcuda/ops/evaluate.hpp>

@@ -1,5 +1,6 @@
-// Evaluation of expressions: one fused kernel per tree, its engine state cached per expression
-// type, output dtype and leaf aliasing. Builds on ops/{expression,codegen}.hpp and array/creation.hpp.
+/// @file
+/// Evaluation of expressions: one fused kernel per tree, its engine state cached per expression
+/// type, output dtype and leaf aliasing. Builds on ops/{expression,codegen}.hpp and array/creation.hpp.
 #pragma once
 
 #include <array>

@@ -1,5 +1,6 @@
-// Expression nodes: array and scalar leaves and op nodes that hold their operands by value, with
-// the result dtype fixed at compile time. Builds on array/ndarray.hpp and core/promotion.hpp.
+/// @file
+/// Expression nodes: array and scalar leaves and op nodes that hold their operands by value, with
+/// the result dtype fixed at compile time. Builds on array/ndarray.hpp and core/promotion.hpp.
 #pragma once
 
 #include <complex>
@@ -49,13 +50,20 @@ struct scalar_leaf {
 /// result dtype and how the node is spelled in the fused kernel (ops/detail/operations.hpp).
 template <class Op, class... Args>
 struct expr {
+  /// Marks the type as an ndcuda expression (array_expression).
   using is_ndcuda_expression = void;
+  /// The result dtype, from NumPy's promotion of the operands.
   static constexpr dtype type = Op::result(Args::type...);
+  /// The operation's name, for messages and profiler ranges.
   static constexpr const char* op_name = Op::name;
+  /// How many arrays the expression reads (kernel parameters).
   static constexpr int arrays = (Args::arrays + ...);
+  /// How many scalars the expression reads (kernel parameters).
   static constexpr int scalars = (Args::scalars + ...);
+  /// The C++ type of the result dtype.
   using value_type = type_of<type>;
 
+  /// The operands: arrays, scalars or other nodes.
   std::tuple<Args...> args;
 
   /// A new C-contiguous array of the operands' broadcast shape (defined in ops/evaluate.hpp).

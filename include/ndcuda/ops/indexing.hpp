@@ -1,6 +1,7 @@
-// NumPy's advanced indexing: a(idx), a(mask), a(i, nd::all, j) with integer arrays, masks and host
-// lists, read as a copy (gather) and written by scatter; nd::add_at and friends. Builds on
-// ops/detail/indexing_entry.hpp (plans, kernels), ops/evaluate.hpp and ops/functions.hpp (where).
+/// @file
+/// NumPy's advanced indexing: a(idx), a(mask), a(i, nd::all, j) with integer arrays, masks and host
+/// lists, read as a copy (gather) and written by scatter; nd::add_at and friends. Builds on
+/// ops/detail/indexing_entry.hpp (plans, kernels), ops/evaluate.hpp and ops/functions.hpp (where).
 #pragma once
 
 #include <concepts>
@@ -89,6 +90,7 @@ index_arg to_index_arg(const I& i, const stream& s) {
 template <array_element E>
 class indexed {
  public:
+  /// The proxy of `source` indexed by `index`; made by ndarray::operator(), not by users.
   indexed(ndarray<E> source, std::vector<detail::index_arg> index)
       : source_(std::move(source)), index_(std::move(index)) {}
   indexed(const indexed&) = delete;
@@ -97,6 +99,7 @@ class indexed {
 
   /// The gather: a new C-contiguous array.
   operator ndarray<E>() && { return read(); }  // NOLINT: implicit, as `nd::ndarray<float> x = a(idx);`
+  /// Deleted in effect: reading a named proxy would see the source's later state (a compile error says what to write).
   template <array_element D>
   operator ndarray<D>() const& {
     static_assert(detail::always_false<D>,
@@ -112,33 +115,41 @@ class indexed {
   /// host wait (one fused where); other writes through masks wait for the mask's count.
   template <class V>
   requires(!std::is_same_v<std::remove_cvref_t<V>, indexed>) void operator=(const V& v) && { assign(v); }
+  /// a(idx) = b(idx2): gathers the right side, then scatters it.
   void operator=(indexed&& other) && { assign(std::move(other).read()); }
 
+  /// a(idx) += v: NumPy's gather, add, scatter (a repeated index adds once: see add_at).
   template <class V>
   void operator+=(const V& v) && {
     update(v, [](ndarray<E>& g, const auto& x) { g += x; });
   }
+  /// a(idx) -= v: gather, subtract, scatter (a repeated index subtracts once: see subtract_at).
   template <class V>
   void operator-=(const V& v) && {
     update(v, [](ndarray<E>& g, const auto& x) { g -= x; });
   }
+  /// a(idx) *= v: gather, multiply, scatter (a repeated index multiplies once: see multiply_at).
   template <class V>
   void operator*=(const V& v) && {
     update(v, [](ndarray<E>& g, const auto& x) { g *= x; });
   }
+  /// a(idx) /= v: gather, divide, scatter.
   template <class V>
   void operator/=(const V& v) && {
     update(v, [](ndarray<E>& g, const auto& x) { g /= x; });
   }
 
-  // For nd::add_at and the functions of ops/indexing_functions.hpp.
+  /// For nd::add_at and the functions of ops/indexing_functions.hpp.
   [[nodiscard]] const ndarray<E>& source() const noexcept { return source_; }
+  /// The index arguments, as given.
   [[nodiscard]] std::span<const detail::index_arg> index() const noexcept { return index_; }
 
+  /// The index resolved against the source's shape (the positions it selects).
   [[nodiscard]] detail::resolved_index resolve() const {
     return detail::resolve_index(detail::erase(source_), index_, source_.stream());
   }
 
+  /// The gather: a new C-contiguous array of the selected elements.
   [[nodiscard]] ndarray<E> read() const {
     const stream& s = source_.stream();
     if (const detail::index_arg* m = leading_mask()) {  // a(mask): one CUB compaction
@@ -357,10 +368,12 @@ template <array_element E, class V>
 void add_at(indexed<E>&& target, const V& v) {
   detail::accumulate_scalar_or_array(detail::accumulate_op::add, target, v);
 }
+/// np.subtract.at: a[idx] -= v with every repeated index applied.
 template <array_element E, class V>
 void subtract_at(indexed<E>&& target, const V& v) {
   detail::accumulate_scalar_or_array(detail::accumulate_op::subtract, target, v);
 }
+/// np.multiply.at: a[idx] *= v with every repeated index applied.
 template <array_element E, class V>
 void multiply_at(indexed<E>&& target, const V& v) {
   detail::accumulate_scalar_or_array(detail::accumulate_op::multiply, target, v);
@@ -370,26 +383,32 @@ template <array_element E, class V>
 void maximum_at(indexed<E>&& target, const V& v) {
   detail::accumulate_scalar_or_array(detail::accumulate_op::maximum, target, v);
 }
+/// np.minimum.at: a[idx] = minimum(a[idx], v) with every repeated index applied; NaN propagates.
 template <array_element E, class V>
 void minimum_at(indexed<E>&& target, const V& v) {
   detail::accumulate_scalar_or_array(detail::accumulate_op::minimum, target, v);
 }
+/// np.add.at(a, idx, v) with one index for axis 0.
 template <array_element E, class I, class V>
 void add_at(const ndarray<E>& a, const I& idx, const V& v) {
   add_at(a(idx), v);
 }
+/// np.subtract.at(a, idx, v) with one index for axis 0.
 template <array_element E, class I, class V>
 void subtract_at(const ndarray<E>& a, const I& idx, const V& v) {
   subtract_at(a(idx), v);
 }
+/// np.multiply.at(a, idx, v) with one index for axis 0.
 template <array_element E, class I, class V>
 void multiply_at(const ndarray<E>& a, const I& idx, const V& v) {
   multiply_at(a(idx), v);
 }
+/// np.maximum.at(a, idx, v) with one index for axis 0.
 template <array_element E, class I, class V>
 void maximum_at(const ndarray<E>& a, const I& idx, const V& v) {
   maximum_at(a(idx), v);
 }
+/// np.minimum.at(a, idx, v) with one index for axis 0.
 template <array_element E, class I, class V>
 void minimum_at(const ndarray<E>& a, const I& idx, const V& v) {
   minimum_at(a(idx), v);

@@ -1,6 +1,7 @@
-// NumPy's gathering, scattering and finding functions: take, take_along_axis, put, put_along_axis,
-// compress, extract, nonzero, argwhere, flatnonzero, where(cond), and their nd::size(k) forms.
-// Builds on ops/indexing.hpp (the proxy, plans and kernels).
+/// @file
+/// NumPy's gathering, scattering and finding functions: take, take_along_axis, put, put_along_axis,
+/// compress, extract, nonzero, argwhere, flatnonzero, where(cond), and their nd::size(k) forms.
+/// Builds on ops/indexing.hpp (the proxy, plans and kernels).
 #pragma once
 
 #include <cstdint>
@@ -173,6 +174,7 @@ requires array_operand<X>
 [[nodiscard]] std::vector<ndarray<std::int64_t>> where(const X& cond) {
   return nonzero(cond);
 }
+/// np.where(cond) with a static size: nonzero(cond, size, fill).
 template <class X>
 requires array_operand<X>
 [[nodiscard]] std::vector<ndarray<std::int64_t>> where(const X& cond, static_size size, std::int64_t fill = 0) {
@@ -184,6 +186,7 @@ template <class X>
 [[nodiscard]] ndarray<std::int64_t> argwhere(const X& x) {
   return detail::nonzero_rows(x, std::nullopt, 0, "argwhere");
 }
+/// argwhere with a static size: exactly `size` rows, padded with `fill`; no host wait.
 template <class X>
 [[nodiscard]] ndarray<std::int64_t> argwhere(const X& x, static_size size, std::int64_t fill = 0) {
   return detail::nonzero_rows(x, size.value, fill, "argwhere");
@@ -194,6 +197,7 @@ template <class X>
 [[nodiscard]] ndarray<std::int64_t> flatnonzero(const X& x) {
   return nonzero(detail::to_array(x).ravel())[0];
 }
+/// flatnonzero with a static size: exactly `size` positions, padded with `fill`; no host wait.
 template <class X>
 [[nodiscard]] ndarray<std::int64_t> flatnonzero(const X& x, static_size size, std::int64_t fill = 0) {
   return nonzero(detail::to_array(x).ravel(), size, fill)[0];

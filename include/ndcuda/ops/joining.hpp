@@ -1,5 +1,6 @@
-// NumPy's joining and splitting: concatenate, stack, hstack/vstack/dstack, column_stack, split,
-// array_split, hsplit/vsplit/dsplit. Builds on ops/detail/arrange_kernels.hpp (copies) and views.
+/// @file
+/// NumPy's joining and splitting: concatenate, stack, hstack/vstack/dstack, column_stack, split,
+/// array_split, hsplit/vsplit/dsplit. Builds on ops/detail/arrange_kernels.hpp (copies) and views.
 #pragma once
 
 #include <initializer_list>
@@ -76,11 +77,13 @@ ndarray<E> concatenate(std::span<const ndarray<E>> arrays, std::optional<index_t
                        std::optional<stream> s = std::nullopt) {
   return detail::concatenate_pieces<E>(detail::erase_all(arrays), axis, s);
 }
+/// np.concatenate of a vector of arrays.
 template <array_element E>
 ndarray<E> concatenate(const std::vector<ndarray<E>>& arrays, std::optional<index_t> axis = 0,
                        std::optional<stream> s = std::nullopt) {
   return concatenate<E>(std::span<const ndarray<E>>(arrays), axis, s);
 }
+/// np.concatenate of a braced list of arrays.
 template <array_element E>
 ndarray<E> concatenate(std::initializer_list<ndarray<E>> arrays, std::optional<index_t> axis = 0,
                        std::optional<stream> s = std::nullopt) {
@@ -117,10 +120,12 @@ ndarray<E> stack(std::span<const ndarray<E>> arrays, index_t axis = 0, std::opti
   }
   return concatenate<E>(std::span<const ndarray<E>>(expanded), ax, s);
 }
+/// np.stack of a vector of arrays.
 template <array_element E>
 ndarray<E> stack(const std::vector<ndarray<E>>& arrays, index_t axis = 0, std::optional<stream> s = std::nullopt) {
   return stack<E>(std::span<const ndarray<E>>(arrays), axis, s);
 }
+/// np.stack of a braced list of arrays.
 template <array_element E>
 ndarray<E> stack(std::initializer_list<ndarray<E>> arrays, index_t axis = 0, std::optional<stream> s = std::nullopt) {
   return stack<E>(std::span<const ndarray<E>>(arrays.begin(), arrays.size()), axis, s);
@@ -165,10 +170,18 @@ ndarray<E> column_stack(std::span<const ndarray<E>> arrays, std::optional<stream
   ndarray<E> fn(std::initializer_list<ndarray<E>> arrays, std::optional<stream> s = std::nullopt) { \
     return fn<E>(std::span<const ndarray<E>>(arrays.begin(), arrays.size()), s);                    \
   }
+/// np.hstack of a vector or braced list of arrays. @{
 NDCUDA_JOIN_OVERLOADS(hstack)
+/// @}
+/// np.vstack of a vector or braced list of arrays. @{
 NDCUDA_JOIN_OVERLOADS(vstack)
+/// @}
+/// np.dstack of a vector or braced list of arrays. @{
 NDCUDA_JOIN_OVERLOADS(dstack)
+/// @}
+/// np.column_stack of a vector or braced list of arrays. @{
 NDCUDA_JOIN_OVERLOADS(column_stack)
+/// @}
 #undef NDCUDA_JOIN_OVERLOADS
 
 /// np.split(a, sections, axis): equal pieces (views); shape_error "array split does not result in
@@ -195,10 +208,12 @@ std::vector<ndarray<E>> array_split(const ndarray<E>& a, index_t sections, index
   const int ax = normalize_axis(axis, a.ndim());
   return detail::pieces_of(a, detail::split_sections(a.shape()[static_cast<std::size_t>(ax)], sections, false), ax);
 }
+/// np.array_split(a, indices, axis): the same as split at those indices.
 template <array_element E>
 std::vector<ndarray<E>> array_split(const ndarray<E>& a, const std::vector<index_t>& indices, index_t axis = 0) {
   return split(a, indices, axis);
 }
+/// np.array_split with a braced list of indices.
 template <array_element E>
 std::vector<ndarray<E>> array_split(const ndarray<E>& a, std::initializer_list<index_t> indices, index_t axis = 0) {
   return split(a, std::vector<index_t>(indices), axis);
@@ -220,22 +235,27 @@ template <array_element E, class S>
 std::vector<ndarray<E>> hsplit(const ndarray<E>& a, const S& sections_or_indices) {
   return split(a, sections_or_indices, detail::split_axis(a, 1, "hsplit", a.ndim() > 1 ? 1 : 0));
 }
+/// np.hsplit with a braced list of indices.
 template <array_element E>
 std::vector<ndarray<E>> hsplit(const ndarray<E>& a, std::initializer_list<index_t> indices) {
   return hsplit(a, std::vector<index_t>(indices));
 }
+/// np.vsplit: split along axis 0 of an array of 2 or more dimensions.
 template <array_element E, class S>
 std::vector<ndarray<E>> vsplit(const ndarray<E>& a, const S& sections_or_indices) {
   return split(a, sections_or_indices, detail::split_axis(a, 2, "vsplit", 0));
 }
+/// np.vsplit with a braced list of indices.
 template <array_element E>
 std::vector<ndarray<E>> vsplit(const ndarray<E>& a, std::initializer_list<index_t> indices) {
   return vsplit(a, std::vector<index_t>(indices));
 }
+/// np.dsplit: split along axis 2 of an array of 3 or more dimensions.
 template <array_element E, class S>
 std::vector<ndarray<E>> dsplit(const ndarray<E>& a, const S& sections_or_indices) {
   return split(a, sections_or_indices, detail::split_axis(a, 3, "dsplit", 2));
 }
+/// np.dsplit with a braced list of indices.
 template <array_element E>
 std::vector<ndarray<E>> dsplit(const ndarray<E>& a, std::initializer_list<index_t> indices) {
   return dsplit(a, std::vector<index_t>(indices));

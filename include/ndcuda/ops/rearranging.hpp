@@ -1,6 +1,7 @@
-// NumPy's rearranging functions that make new arrays: pad, roll, tile, repeat, tril/triu/tri,
-// meshgrid and indices, each one pass of the gather kernel (ops/detail/arrange_kernels.hpp).
-// The view-returning ones (flip, rot90, moveaxis, diagonal, ...) are in ops/rearranging_views.hpp.
+/// @file
+/// NumPy's rearranging functions that make new arrays: pad, roll, tile, repeat, tril/triu/tri,
+/// meshgrid and indices, each one pass of the gather kernel (ops/detail/arrange_kernels.hpp).
+/// The view-returning ones (flip, rot90, moveaxis, diagonal, ...) are in ops/rearranging_views.hpp.
 #pragma once
 
 #include <array>
@@ -83,6 +84,7 @@ ndarray<E> roll(const ndarray<E>& a, const std::vector<index_t>& shifts, const s
   r.axes = detail::roll_plan(a.shape(), shifts, axes);
   return detail::remap(a, r);
 }
+/// np.roll with one shift, along `axis` or over the flattened array.
 template <array_element E>
 ndarray<E> roll(const ndarray<E>& a, index_t shift, std::optional<index_t> axis = std::nullopt) {
   if (axis) {
@@ -103,6 +105,7 @@ ndarray<E> tile(const ndarray<E>& a, const std::vector<index_t>& reps) {
   const ndarray<E> in = leading.empty() ? a : a.expand_dims(leading);
   return detail::remap(in, detail::remap_request{std::move(plan.axes)});
 }
+/// np.tile with one repetition count (along the last axis).
 template <array_element E>
 ndarray<E> tile(const ndarray<E>& a, index_t reps) {
   return tile(a, std::vector<index_t>{reps});
@@ -179,6 +182,7 @@ template <array_element E>
 ndarray<E> tril(const ndarray<E>& m, index_t k = 0) {
   return detail::triangle(m, k, 1);
 }
+/// np.triu: the upper triangle (j - i >= k) of the last two axes kept, the rest zero.
 template <array_element E>
 ndarray<E> triu(const ndarray<E>& m, index_t k = 0) {
   return detail::triangle(m, k, 2);
@@ -223,6 +227,7 @@ std::vector<ndarray<E>> meshgrid(const std::vector<ndarray<E>>& xs, meshgrid_ind
   }
   return out;
 }
+/// np.meshgrid of a braced list of arrays.
 template <array_element E>
 std::vector<ndarray<E>> meshgrid(std::initializer_list<ndarray<E>> xs,
                                  meshgrid_indexing indexing = meshgrid_indexing::xy, bool sparse = false) {

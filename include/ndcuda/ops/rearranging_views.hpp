@@ -1,6 +1,7 @@
-// NumPy's rearranging functions that return views (flip, fliplr/flipud, rot90, moveaxis, diagonal,
-// diag of 2-d, atleast_1d/2d/3d, broadcast_arrays) and trace. Builds on ops/joining.hpp (view_of)
-// and ops/detail/arrange_plan.hpp (layouts).
+/// @file
+/// NumPy's rearranging functions that return views (flip, fliplr/flipud, rot90, moveaxis, diagonal,
+/// diag of 2-d, atleast_1d/2d/3d, broadcast_arrays) and trace. Builds on ops/joining.hpp (view_of)
+/// and ops/detail/arrange_plan.hpp (layouts).
 #pragma once
 
 #include <ndcuda/ops/detail/arrange_plan.hpp>
@@ -17,11 +18,13 @@ template <array_element E>
 ndarray<E> flip(const ndarray<E>& a) {
   return detail::view_of(a, detail::flip_layout(a.layout()));
 }
+/// np.flip along one axis; a view.
 template <array_element E>
 ndarray<E> flip(const ndarray<E>& a, index_t axis) {
   const index_t axes[1] = {axis};
   return detail::view_of(a, detail::flip_layout(a.layout(), axes));
 }
+/// np.flip along several axes (none: no flip); a view.
 template <array_element E>
 ndarray<E> flip(const ndarray<E>& a, const std::vector<index_t>& axes) {
   if (axes.empty()) {
@@ -37,6 +40,7 @@ ndarray<E> fliplr(const ndarray<E>& a) {
   }
   return flip(a, 1);
 }
+/// np.flipud: reversed along axis 0; a view.
 template <array_element E>
 ndarray<E> flipud(const ndarray<E>& a) {
   if (a.ndim() < 1) {
@@ -56,6 +60,7 @@ template <array_element E>
 ndarray<E> moveaxis(const ndarray<E>& a, const std::vector<index_t>& source, const std::vector<index_t>& destination) {
   return detail::view_of(a, detail::moveaxis_layout(a.layout(), source, destination));
 }
+/// np.moveaxis with one axis.
 template <array_element E>
 ndarray<E> moveaxis(const ndarray<E>& a, index_t source, index_t destination) {
   return moveaxis(a, std::vector<index_t>{source}, std::vector<index_t>{destination});
@@ -96,10 +101,12 @@ template <array_element E>
 ndarray<E> atleast_1d(const ndarray<E>& a) {
   return detail::view_of(a, detail::atleast_layout(a.layout(), 1));
 }
+/// np.atleast_2d: a view of at least 2 dimensions ((n,) -> (1, n)).
 template <array_element E>
 ndarray<E> atleast_2d(const ndarray<E>& a) {
   return detail::view_of(a, detail::atleast_layout(a.layout(), 2));
 }
+/// np.atleast_3d: a view of at least 3 dimensions ((n,) -> (1, n, 1)).
 template <array_element E>
 ndarray<E> atleast_3d(const ndarray<E>& a) {
   return detail::view_of(a, detail::atleast_layout(a.layout(), 3));

@@ -1,6 +1,7 @@
-// NumPy's reductions on arrays and expressions (sum, prod, min, max, mean, var, std, argmin,
-// argmax, all, any, count_nonzero, the nan* forms, norm): the map is fused into one JIT kernel, the
-// result stays on the device. Builds on ops/{evaluate,reduce_engine}.hpp and array/creation.hpp.
+/// @file
+/// NumPy's reductions on arrays and expressions (sum, prod, min, max, mean, var, std, argmin,
+/// argmax, all, any, count_nonzero, the nan* forms, norm): the map is fused into one JIT kernel, the
+/// result stays on the device. Builds on ops/{evaluate,reduce_engine}.hpp and array/creation.hpp.
 #pragma once
 
 #include <array>
@@ -32,7 +33,9 @@ class axes {
   template <std::integral I>
   requires(!std::is_same_v<I, bool>) axes(I axis)  // NOLINT: implicit, as NumPy's axis=1
       : list_(std::vector<int>{static_cast<int>(axis)}) {}
+  /// A set of axes: `{0, 2}`.
   axes(std::initializer_list<int> list) : list_(std::vector<int>(list)) {}
+  /// A set of axes known at run time.
   explicit axes(std::vector<int> list) : list_(std::move(list)) {}
   /// nullopt: every axis.
   [[nodiscard]] const std::optional<std::vector<int>>& list() const noexcept { return list_; }
@@ -44,15 +47,18 @@ class axes {
 /// keepdims=True: `nd::sum(x, 1, nd::keepdims)`, or `nd::keepdims(flag)` for a value known at run
 /// time. A typed option, so that a bare `true` in a reduction's arguments never compiles.
 struct keepdims_t {
-  bool value = true;
+  bool value = true;  ///< whether the reduced axes stay as axes of extent 1
+  /// keepdims with a value known at run time: `nd::keepdims(flag)`.
   [[nodiscard]] constexpr keepdims_t operator()(bool v) const noexcept { return keepdims_t{v}; }
 };
+/// NumPy's keepdims=True for a reduction: `nd::sum(x, 1, nd::keepdims)`.
 inline constexpr keepdims_t keepdims{};
 
 /// var/std's delta degrees of freedom: `nd::var(x, 1, nd::ddof(1))`.
 struct ddof {
+  /// Divide by N - v instead of N.
   constexpr explicit ddof(int v) noexcept : value(v) {}
-  int value;
+  int value;  ///< the delta degrees of freedom
 };
 
 /// What a reduction takes after its axes, in any order: nd::keepdims, nd::ddof(n) (var and std
@@ -215,23 +221,57 @@ inline std::optional<std::vector<int>> one_axis(std::optional<int> axis) {
     return detail::reduce_with<detail::reduce_kind::kind, void>(x, std::nullopt, o...);           \
   }
 
+/// NumPy's sum over `axes` (every axis by default); bool and signed ints sum in int64, unsigned in uint64. @{
 NDCUDA_REDUCTION(sum, sum)
+/// @}
+/// NumPy's prod: the product over `axes` (every axis by default). @{
 NDCUDA_REDUCTION(prod, prod)
+/// @}
+/// NumPy's mean over `axes`; integers give float64. @{
 NDCUDA_REDUCTION(mean, mean)
+/// @}
+/// NumPy's nansum: the sum over `axes` with NaN counted as zero. @{
 NDCUDA_REDUCTION(nansum, nansum)
+/// @}
+/// NumPy's nanmean: the mean over `axes` of the elements that are not NaN. @{
 NDCUDA_REDUCTION(nanmean, nanmean)
+/// @}
+/// NumPy's min (amin): the smallest element over `axes`; NaN propagates. @{
 NDCUDA_REDUCTION(min, min)
+/// @}
+/// NumPy's amin, the same as min. @{
 NDCUDA_REDUCTION(amin, min)
+/// @}
+/// NumPy's max (amax): the largest element over `axes`; NaN propagates. @{
 NDCUDA_REDUCTION(max, max)
+/// @}
+/// NumPy's amax, the same as max. @{
 NDCUDA_REDUCTION(amax, max)
+/// @}
+/// NumPy's nanmin: the smallest element over `axes`, ignoring NaN. @{
 NDCUDA_REDUCTION(nanmin, nanmin)
+/// @}
+/// NumPy's nanmax: the largest element over `axes`, ignoring NaN. @{
 NDCUDA_REDUCTION(nanmax, nanmax)
+/// @}
+/// NumPy's any: whether any element over `axes` is nonzero (a bool array). @{
 NDCUDA_REDUCTION(any, any)
+/// @}
+/// NumPy's count_nonzero: how many elements over `axes` are nonzero (int64). @{
 NDCUDA_REDUCTION(count_nonzero, count_nonzero)
+/// @}
+/// NumPy's var: the variance over `axes`, dividing by N - ddof (nd::ddof(n), default 0). @{
 NDCUDA_REDUCTION(var, var)
+/// @}
+/// NumPy's std: the standard deviation over `axes`, sqrt(var) with the same ddof. @{
 NDCUDA_REDUCTION(std, std)
+/// @}
+/// NumPy's argmin: the index of the first smallest element along `axis` (no axis: the flat C-order index). @{
 NDCUDA_ARG_REDUCTION(argmin, argmin)
+/// @}
+/// NumPy's argmax: the index of the first largest element along `axis` (no axis: the flat C-order index). @{
 NDCUDA_ARG_REDUCTION(argmax, argmax)
+/// @}
 
 #undef NDCUDA_REDUCTION
 #undef NDCUDA_ARG_REDUCTION

@@ -1,5 +1,6 @@
-// NumPy's cumsum and cumprod on arrays and expressions, flattened or along one axis.
-// Builds on ops/detail/device_algorithms.hpp (CUB scans, compiled into the library) and ops/sorting.hpp.
+/// @file
+/// NumPy's cumsum and cumprod on arrays and expressions, flattened or along one axis.
+/// Builds on ops/detail/device_algorithms.hpp (CUB scans, compiled into the library) and ops/sorting.hpp.
 #pragma once
 
 #include <ndcuda/array/creation.hpp>
@@ -65,12 +66,14 @@ requires detail::scan_result_choice<R>
 [[nodiscard]] auto cumsum(const X& x, std::optional<index_t> axis, const stream& s) {
   return detail::cumulative<R, detail::scan_op::sum>(x, axis, s);
 }
+/// cumsum on x's stream.
 template <class R = detail::default_result, array_operand X>
 requires detail::scan_result_choice<R>
 [[nodiscard]] auto cumsum(const X& x, std::optional<index_t> axis = std::nullopt) {
   const auto a = detail::as_array(x);
   return detail::cumulative<R, detail::scan_op::sum>(a, axis, a.stream());
 }
+/// cumsum over the flattened array, on `s`.
 template <class R = detail::default_result, array_operand X>
 requires detail::scan_result_choice<R>
 [[nodiscard]] auto cumsum(const X& x, const stream& s) {
@@ -83,12 +86,14 @@ requires detail::scan_result_choice<R>
 [[nodiscard]] auto cumprod(const X& x, std::optional<index_t> axis, const stream& s) {
   return detail::cumulative<R, detail::scan_op::prod>(x, axis, s);
 }
+/// cumprod on x's stream.
 template <class R = detail::default_result, array_operand X>
 requires detail::scan_result_choice<R>
 [[nodiscard]] auto cumprod(const X& x, std::optional<index_t> axis = std::nullopt) {
   const auto a = detail::as_array(x);
   return detail::cumulative<R, detail::scan_op::prod>(a, axis, a.stream());
 }
+/// cumprod over the flattened array, on `s`.
 template <class R = detail::default_result, array_operand X>
 requires detail::scan_result_choice<R>
 [[nodiscard]] auto cumprod(const X& x, const stream& s) {

@@ -1,6 +1,7 @@
-// NumPy's partition, argpartition, choose, select and copyto, and topk (the k largest or smallest
-// elements, sorted, with their indices). Builds on ops/sorting.hpp, ops/functions.hpp (where) and
-// the topk kernels of ops/detail/selection_kernels.hpp.
+/// @file
+/// NumPy's partition, argpartition, choose, select and copyto, and topk (the k largest or smallest
+/// elements, sorted, with their indices). Builds on ops/sorting.hpp, ops/functions.hpp (where) and
+/// the topk kernels of ops/detail/selection_kernels.hpp.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,8 @@ namespace ndcuda {
 /// What topk returns: the selected values and their int64 positions along the axis.
 template <class T>
 struct topk_result {
-  ndarray<T> values;
-  ndarray<std::int64_t> indices;
+  ndarray<T> values;              ///< the selected elements, sorted
+  ndarray<std::int64_t> indices;  ///< their positions along the axis
 };
 
 /// The k largest elements of x along `axis` (largest = false: the k smallest), SORTED (largest
@@ -67,6 +68,7 @@ template <array_operand X>
   }
   return topk_result<T>{values.transpose(inverse).copy(), indices.transpose(inverse).copy()};
 }
+/// topk on x's stream.
 template <array_operand X>
 [[nodiscard]] auto topk(const X& x, index_t k, index_t axis = -1, bool largest = true) {
   const auto a = detail::as_array(x);
@@ -103,6 +105,7 @@ template <array_operand X>
   detail::check_partition_axis(a, axis, kth, "partition");
   return sort(a, axis);
 }
+/// np.partition with one kth.
 template <array_operand X>
 [[nodiscard]] auto partition(const X& x, index_t kth, index_t axis = -1) {
   return partition(x, std::vector<index_t>{kth}, axis);
@@ -116,6 +119,7 @@ template <array_operand X>
   detail::check_partition_axis(a, axis, kth, "argpartition");
   return argsort(a, axis);
 }
+/// np.argpartition with one kth.
 template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> argpartition(const X& x, index_t kth, index_t axis = -1) {
   return argpartition(x, std::vector<index_t>{kth}, axis);
@@ -217,10 +221,10 @@ void copyto(const ndarray<D>& dst, const S& src, const M& mask) {
 
 /// np.unique's flags: which extra results to compute, and whether NaNs are one value.
 struct unique_options {
-  bool return_index = false;
-  bool return_inverse = false;
-  bool return_counts = false;
-  bool equal_nan = true;
+  bool return_index = false;    ///< also the first index of each value (unique_all_result::indices)
+  bool return_inverse = false;  ///< also each element's position among the values
+  bool return_counts = false;   ///< also how often each value occurs
+  bool equal_nan = true;        ///< all NaNs are one value (NumPy's default)
 };
 
 /// The Array API's UniqueAllResult (and np.unique's tuple): the sorted distinct values, the first
@@ -228,20 +232,22 @@ struct unique_options {
 /// shape, as NumPy 2), and how often each value occurs. Fields not asked for are empty arrays.
 template <class T>
 struct unique_all_result {
-  ndarray<T> values;
-  ndarray<std::int64_t> indices;
-  ndarray<std::int64_t> inverse_indices;
-  ndarray<std::int64_t> counts;
+  ndarray<T> values;                      ///< the sorted distinct values
+  ndarray<std::int64_t> indices;          ///< the first index of each value in the flattened input
+  ndarray<std::int64_t> inverse_indices;  ///< each element's position among the values, of the input's shape
+  ndarray<std::int64_t> counts;           ///< how often each value occurs
 };
+/// The Array API's UniqueCountsResult: the sorted distinct values and how often each occurs.
 template <class T>
 struct unique_counts_result {
-  ndarray<T> values;
-  ndarray<std::int64_t> counts;
+  ndarray<T> values;             ///< the sorted distinct values
+  ndarray<std::int64_t> counts;  ///< how often each value occurs
 };
+/// The Array API's UniqueInverseResult: the sorted distinct values and each element's position among them.
 template <class T>
 struct unique_inverse_result {
-  ndarray<T> values;
-  ndarray<std::int64_t> inverse_indices;
+  ndarray<T> values;                      ///< the sorted distinct values
+  ndarray<std::int64_t> inverse_indices;  ///< each element's position among the values, of the input's shape
 };
 
 /// np.unique(x, return_index=..., return_inverse=..., return_counts=..., equal_nan=...) over the

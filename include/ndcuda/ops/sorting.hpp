@@ -1,5 +1,6 @@
-// NumPy's sort, argsort, unique and searchsorted on arrays and expressions, NaN ordered last.
-// Builds on ops/detail/device_algorithms.hpp (CUB/Thrust, compiled into the library) and ops/evaluate.hpp.
+/// @file
+/// NumPy's sort, argsort, unique and searchsorted on arrays and expressions, NaN ordered last.
+/// Builds on ops/detail/device_algorithms.hpp (CUB/Thrust, compiled into the library) and ops/evaluate.hpp.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +64,7 @@ template <array_operand X>
   detail::sort_into(detail::leaf_of(a), ax, out.data(), s);
   return out;
 }
+/// np.sort on x's stream.
 template <array_operand X>
 [[nodiscard]] auto sort(const X& x, index_t axis = -1) {
   const auto a = detail::as_array(x);
@@ -81,6 +83,7 @@ template <array_operand X>
   detail::argsort_into(detail::leaf_of(a), ax, out.data(), s);
   return out;
 }
+/// np.argsort on x's stream.
 template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> argsort(const X& x, index_t axis = -1) {
   const auto a = detail::as_array(x);
@@ -101,6 +104,7 @@ template <array_operand X>
   const index_t n = detail::unique_into(detail::leaf_of(a), s, &owner, &data);
   return ndarray<T>(std::move(owner), static_cast<T*>(data), contiguous_layout({n}), a.device(), s);
 }
+/// np.unique on x's stream (waits for it).
 template <array_operand X>
 [[nodiscard]] auto unique(const X& x) {
   const auto a = detail::as_array(x);
@@ -130,6 +134,7 @@ template <array_operand A, array_operand V>
   detail::searchsorted_into(detail::leaf_of(ac), detail::leaf_of(vc), which, out.data(), s);
   return out;
 }
+/// np.searchsorted on the stream of `sorted`.
 template <array_operand A, array_operand V>
 [[nodiscard]] ndarray<std::int64_t> searchsorted(const A& sorted, const V& values, side which = side::left) {
   const auto a = detail::as_array(sorted);

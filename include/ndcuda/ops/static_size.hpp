@@ -1,5 +1,6 @@
-// nd::size(k): a static result size for operations whose size is otherwise known only on the
-// device (nonzero, mask extraction, unique), so they need no host wait and can be captured.
+/// @file
+/// nd::size(k): a static result size for operations whose size is otherwise known only on the
+/// device (nonzero, mask extraction, unique), so they need no host wait and can be captured.
 #pragma once
 
 #include <ndcuda/core/shape.hpp>
@@ -9,7 +10,7 @@ namespace ndcuda {
 /// The result size an operation is asked to produce (JAX's `size=`): the first k results are kept
 /// and missing ones are filled (with the operation's fill value).
 struct static_size {
-  index_t value;
+  index_t value;  ///< k, the number of results (>= 0)
 };
 
 /// nd::nonzero(a, nd::size(k)), nd::extract(mask, a, nd::size(k), fill), nd::unique(a, nd::size(k), fill).

@@ -1,6 +1,7 @@
-// nd::random::generator, spelled as NumPy's Generator: every distribution returns a lazy draw that
-// fuses into expressions and reductions, materialised when assigned to an array. Counter-based
-// Philox-4x32-10 whose offset lives on the device. Builds on random/detail/{draw,specs}.hpp.
+/// @file
+/// nd::random::generator, spelled as NumPy's Generator: every distribution returns a lazy draw that
+/// fuses into expressions and reductions, materialised when assigned to an array. Counter-based
+/// Philox-4x32-10 whose offset lives on the device. Builds on random/detail/{draw,specs}.hpp.
 #pragma once
 
 #include <algorithm>
@@ -120,7 +121,9 @@ concept parameter = array_operand<P> || weak_scalar<std::remove_cvref_t<P>>;
 class stream_arg {
  public:
   stream_arg() = default;
+  /// The stream `s` (implicit, so that a stream can be passed where a stream_arg is taken).
   stream_arg(const stream& s) : s_(&s) {}  // NOLINT: implicit, so that g.random<float>(n, s) reads naturally
+  /// The stream given, or the current device's default library stream.
   [[nodiscard]] stream get() const { return s_ != nullptr ? *s_ : default_stream(); }
 
  private:
@@ -135,6 +138,7 @@ class stream_arg {
 /// current device's default library stream.
 class generator {
  public:
+  /// A generator keyed from `seed`, as default_rng(seed): a seed gives the same draws in every run.
   explicit generator(std::uint64_t seed) : state_(detail::make_state(seed, {}, 0)) {}
 
   /// [0, 1): NumPy's random(size, dtype); float16/bfloat16/float32/float64.
@@ -151,6 +155,7 @@ class generator {
     return detail::node<detail::transform_spec<detail::uniform_name, detail::between_fn, dtype_of<T>>>(
         random<T>(shape, s), param<T>(low), param<T>(high));
   }
+  /// NumPy's standard_normal(size): draws of N(0, 1).
   template <class T = double>
   [[nodiscard]] auto standard_normal(const shape_t& size, stream_arg s = {}) const {
     return detail::node<detail::normal_spec<dtype_of<T>>>(leaf < 2, dtype_of<T> == dtype::float64 ? 4 : 2,
@@ -179,6 +184,7 @@ class generator {
     return detail::node<detail::transform_spec<detail::lognormal_name, detail::lognormal_fn, dtype_of<T>>>(
         standard_normal<T>(shape, s), param<T>(mean), param<T>(sigma));
   }
+  /// NumPy's standard_exponential(size): draws of the exponential distribution with scale 1.
   template <class T = double>
   [[nodiscard]] auto standard_exponential(const shape_t& size, stream_arg s = {}) const {
     return detail::node<detail::exponential_spec<dtype_of<T>>>(leaf < 1, dtype_of<T> == dtype::float64 ? 2 : 1,

@@ -1,6 +1,7 @@
-// The generator's sampling and shuffling methods (NumPy's permutation, shuffle, permuted, choice):
-// random 64-bit keys sorted by nd::argsort, then rows gathered. Eager: they return arrays.
-// Builds on random/generator.hpp and ops/{sorting,scans,reductions,functions}.hpp.
+/// @file
+/// The generator's sampling and shuffling methods (NumPy's permutation, shuffle, permuted, choice):
+/// random 64-bit keys sorted by nd::argsort, then rows gathered. Eager: they return arrays.
+/// Builds on random/generator.hpp and ops/{sorting,scans,reductions,functions}.hpp.
 #pragma once
 
 #include <cmath>
