@@ -2,6 +2,7 @@
 // and torch's caching allocator as an ndcuda memory_resource. Builds on memory/ and interop/torch.hpp.
 #pragma once
 
+#include <ATen/Context.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/util/Exception.h>
@@ -136,7 +137,11 @@ inline void use_ndcuda_memory_in_torch(torch_resource_picker pick = [](int devic
 class torch_memory_resource final : public memory_resource {
  public:
   /// A resource for `device`'s memory; allocations set `device` current while torch allocates.
-  explicit torch_memory_resource(int device) : memory_resource(memory_kind::device, device) {}
+  /// Torch sets up its caching allocator lazily, on its first CUDA tensor: this does it here, so
+  /// the resource works before torch has made one (raw_alloc_with_stream does not initialise it).
+  explicit torch_memory_resource(int device) : memory_resource(memory_kind::device, device) {
+    at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
+  }
 
  protected:
   void* do_allocate(std::size_t bytes, const stream& s) override {
