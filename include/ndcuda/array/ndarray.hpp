@@ -259,7 +259,10 @@ class ndarray {
   // ---- copies -----------------------------------------------------------------------------------
 
   /// A deep, C-contiguous copy on the same stream and device.
-  [[nodiscard]] ndarray copy() const { return astype<E>(); }
+  [[nodiscard]] ndarray copy() const {
+    const ndcuda::detail::op_range<"ndarray::copy"> nvtx;
+    return astype<E>();
+  }
 
   /// A C-contiguous copy converted to U as NumPy's astype: float to integer truncates toward zero,
   /// anything to bool is `!= 0`, complex to real drops the imaginary part.
@@ -335,6 +338,7 @@ class ndarray {
 
   template <array_element U>
   void assign_elements(const ndarray<U>& other) const {
+    const ndcuda::detail::op_range<"ndarray::assign"> nvtx;
     if (static_cast<const void*>(&other) == static_cast<const void*>(this)) {
       return;
     }
@@ -357,6 +361,7 @@ class ndarray {
   }
 
   void fill_elements(const E& value) const {
+    const ndcuda::detail::op_range<"ndarray::fill"> nvtx;
     if (size() == 0) {
       return;
     }
