@@ -52,7 +52,6 @@ struct int64_sequence {
 
 template <array_element E>
 void fill(const ndarray<E>& a, const E& value) {
-  const ndcuda::detail::op_range<"nd::fill"> nvtx;
   fill_pattern(a.data(), sizeof(E), &value, a.size(), 1, a.stream());
 }
 
