@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#ifndef NDCUDA_NVTX  // set by CMake (option NDCUDA_NVTX) for this file only
+#define NDCUDA_NVTX 1
+#endif
 #if NDCUDA_NVTX
 #include <nvtx3/nvToolsExt.h>
 #endif
