@@ -56,11 +56,15 @@ std::string operand(const node_code& c, int at_least) {
   return c.label;
 }
 
+// A random draw's own leaf has no label (the user never named it): normal(s0, s1), not normal(a, s0, s1).
 std::string joined(std::span<const node_code> args) {
   std::string text;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    text += i == 0 ? "" : ", ";
-    text += args[i].label;
+  for (const node_code& arg : args) {
+    if (arg.label.empty()) {
+      continue;
+    }
+    text += text.empty() ? "" : ", ";
+    text += arg.label;
   }
   return text;
 }

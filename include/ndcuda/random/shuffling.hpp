@@ -139,6 +139,7 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
 template <class T>
 ndarray<T> generator::choice(const ndarray<T>& a, const shape_t& size, bool replace,
                              const std::optional<ndarray<double>>& p, stream_arg sa) const {
+  const ndcuda::detail::op_range<"generator::choice"> nvtx;
   const stream s = sa.get();
   if (a.ndim() == 0) {
     throw error("choice: a must be a positive integer or at least 1-dimensional (NumPy's ValueError)");
@@ -152,6 +153,7 @@ ndarray<T> generator::choice(const ndarray<T>& a, const shape_t& size, bool repl
 
 inline ndarray<std::int64_t> generator::choice(index_t n, const shape_t& size, bool replace,
                                                const std::optional<ndarray<double>>& p, stream_arg sa) const {
+  const ndcuda::detail::op_range<"generator::choice"> nvtx;
   const stream s = sa.get();
   if (n < 0) {
     throw error("choice: a must be a positive integer, got " + std::to_string(n));
