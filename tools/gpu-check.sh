@@ -49,6 +49,8 @@ if ((gpus >= 1)) && [[ -n "$unexpected" ]]; then
   status=1
 fi
 echo "gpu-check: summary: $(grep -E 'tests passed' "$log" || echo 'no ctest summary')"
+# NVTX ranges as Nsight Systems records them (skips itself without nsys).
+"$root/tools/nvtx-check.sh" "$build" || status=1
 
 if ((run_benchmarks)); then
   out=${NDCUDA_BENCH_OUT:-$build/bench}

@@ -31,6 +31,8 @@ struct elementwise_state {
   elementwise_signature signature;
   std::vector<std::size_t> itemsizes;  ///< output first
   program_cache* cache;
+  /// The registered NVTX name of the op's range: "elementwise <name>", or the expression's label.
+  void* nvtx = nullptr;
 
   /// The kernel for `plan`'s variant and its parameters (its source generated on first use).
   [[nodiscard]] const generated_kernel& variant(const elementwise_plan& plan) const;

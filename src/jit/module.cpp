@@ -6,11 +6,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/limits.hpp>
 
-#include "jit/nvtx.hpp"
 #include "jit/program_cache.hpp"
 
 namespace ndcuda::jit::detail {
@@ -201,7 +201,7 @@ const loaded_kernel& program::kernel(int device, std::size_t index) const {
         k->param_sizes.push_back(size);
       }
     }
-    k->nvtx_name = nvtx_register(k->name);
+    k->nvtx_name = ndcuda::detail::nvtx_register(k->name);
     slot = std::move(k);
   }
   return *slot;
@@ -248,7 +248,7 @@ void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shar
                 std::to_string(kernel.max_threads_per_block) + " threads for this kernel on device " +
                 std::to_string(kernel.device));
   }
-  nvtx_range range(kernel.nvtx_name);
+  const ndcuda::detail::nvtx_scope range(kernel.nvtx_name);
   const auto& api = *kernel.driver;
   CUcontext current = nullptr;
   NDCUDA_DRIVER_CHECK(api.ctx_get_current(&current));

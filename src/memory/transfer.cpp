@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
@@ -296,11 +297,13 @@ transfer_engine::~transfer_engine() {
 }
 
 transfer_path transfer_engine::copy_to_device(void* dst, const void* src_host, std::size_t bytes, const stream& s) {
+  const ndcuda::detail::op_range<"nd::copy_to_device"> nvtx;
   return impl_->copy(direction::to_device, dst, src_host, bytes, s);
 }
 
 transfer_path transfer_engine::copy_to_device(void* dst, std::shared_ptr<const void> src_host, std::size_t bytes,
                                               const stream& s) {
+  const ndcuda::detail::op_range<"nd::copy_to_device"> nvtx;
   const bool held = held_by_capture(s, direction::to_device, src_host);
   const transfer_path path = impl_->copy(direction::to_device, dst, src_host.get(), bytes, s);
   if (!held && path == transfer_path::direct && bytes != 0) {
@@ -310,11 +313,13 @@ transfer_path transfer_engine::copy_to_device(void* dst, std::shared_ptr<const v
 }
 
 transfer_path transfer_engine::copy_to_host(void* dst_host, const void* src, std::size_t bytes, const stream& s) {
+  const ndcuda::detail::op_range<"nd::copy_to_host"> nvtx;
   return impl_->copy(direction::to_host, dst_host, src, bytes, s);
 }
 
 transfer_path transfer_engine::copy_to_host(std::shared_ptr<void> dst_host, const void* src, std::size_t bytes,
                                             const stream& s) {
+  const ndcuda::detail::op_range<"nd::copy_to_host"> nvtx;
   const bool held = held_by_capture(s, direction::to_host, dst_host);
   const transfer_path path = impl_->copy(direction::to_host, dst_host.get(), src, bytes, s);
   if (!held && path == transfer_path::direct && bytes != 0) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/checked_size.hpp>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
@@ -10,6 +11,7 @@
 #include <ndcuda/ops/expression.hpp>
 
 #include "jit/elementwise_state.hpp"
+#include "ops/expression_label.hpp"
 
 namespace ndcuda::detail {
 namespace {
@@ -27,7 +29,7 @@ std::string converted_code(dtype to, const node_code& c) {
   return converted(to, c);
 }
 
-node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args) {
+node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args, const char* name) {
   const dtype in = compute_type(input);
   const dtype out = compute_type(result);
   const std::string out_type(cuda_type_name(out));
@@ -65,7 +67,9 @@ node_code emit_operation(spelling s, dtype input, dtype result, std::span<const 
       text += ")";
       break;
   }
-  return {std::move(text), out};
+  node_code code{std::move(text), out};
+  label_operation(code, name, s.how, result, args);
+  return code;
 }
 
 std::string store_statement(dtype out, const node_code& root) {
@@ -74,7 +78,8 @@ std::string store_statement(dtype out, const node_code& root) {
 
 std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std::string& body, const char* name,
                                                                       dtype out, std::span<const leaf_ref> inputs,
-                                                                      std::span<const dtype> scalars) {
+                                                                      std::span<const dtype> scalars,
+                                                                      const std::string& label) {
   std::vector<dtype> in;
   std::vector<std::string> sources;
   in.reserve(inputs.size());
@@ -82,8 +87,12 @@ std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std:
     in.push_back(l.type);
     sources.emplace_back(l.source != nullptr ? l.source : "");
   }
-  return jit::detail::make_elementwise_state(body, std::string("nd_") + name, out, std::move(in),
-                                             std::vector<dtype>(scalars.begin(), scalars.end()), std::move(sources));
+  auto state =
+      jit::detail::make_elementwise_state(body, std::string("nd_") + name, out, std::move(in),
+                                          std::vector<dtype>(scalars.begin(), scalars.end()), std::move(sources));
+  // Once per expression type: every launch then opens its range from this handle.
+  state->nvtx = nvtx_register("elementwise " + clipped_label(label.empty() ? std::string(name) : label));
+  return state;
 }
 
 namespace {
@@ -146,6 +155,7 @@ void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves) {
 
 void run_expression(const jit::detail::elementwise_state& state, const leaf_ref& out, std::span<const leaf_ref> inputs,
                     const void* const* scalars) {
+  const nvtx_scope range(state.nvtx);
   const stream& s = *out.s;
   const shape_t& shape = out.layout->shape;
   check_fits_target(inputs, shape);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <ndcuda/array/ndarray.hpp>
 #include <ndcuda/core/checked_size.hpp>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <optional>
 #include <span>
@@ -71,6 +72,7 @@ ndarray<E> empty(shape_t shape, std::optional<stream> s = std::nullopt) {
 /// NumPy's full: an array of `shape` (C order) with every element `value`.
 template <array_element E>
 ndarray<E> full(shape_t shape, E value, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::full"> nvtx;
   ndarray<E> a = empty<E>(std::move(shape), s);
   detail::fill(a, value);
   return a;
@@ -111,6 +113,7 @@ ndarray<E> full_like(const ndarray<E>& a, E value) {
 /// computed exactly in int64, everything else in double and then converted.
 template <array_element E>
 ndarray<E> arange(double start, double stop, double step = 1.0, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::arange"> nvtx;
   static_assert(!is_complex(dtype_of<E>) && dtype_of<E> != dtype::bool_, "arange: real numeric types only");
   if (step == 0) {
     throw shape_error("arange: step must not be zero (NumPy: Maximum allowed size exceeded)");
@@ -141,6 +144,7 @@ ndarray<E> arange(double stop, std::optional<stream> s = std::nullopt) {
 template <array_element E>
 ndarray<E> linspace(double start, double stop, index_t num = 50, bool endpoint = true,
                     std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::linspace"> nvtx;
   static_assert(!is_complex(dtype_of<E>) && dtype_of<E> != dtype::bool_, "linspace: real numeric types only");
   if (num < 0) {
     throw shape_error("Number of samples, " + std::to_string(num) + ", must be non-negative.");
@@ -181,6 +185,7 @@ ndarray<E> eye(index_t n, std::optional<index_t> m = std::nullopt, index_t k = 0
 /// NumPy's identity: the n x n identity matrix, eye(n, n).
 template <array_element E>
 ndarray<E> identity(index_t n, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::identity"> nvtx;
   return eye<E>(n, n, 0, s);
 }
 
@@ -191,6 +196,7 @@ ndarray<E> identity(index_t n, std::optional<stream> s = std::nullopt) {
 /// waiting.
 template <array_element E>
 ndarray<E> asarray(std::span<const E> host, shape_t shape, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::asarray"> nvtx;
   if (shape_size(shape) != static_cast<index_t>(host.size())) {
     throw shape_error("asarray: " + std::to_string(host.size()) + " host values cannot have shape " +
                       format_shape(shape));
@@ -229,6 +235,7 @@ ndarray<E> asarray(const std::vector<E>& host, const S& s) {
 /// `shape_size(shape)` values from `host`.
 template <array_element E>
 ndarray<E> asarray(const E* host, shape_t shape, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::asarray"> nvtx;
   const auto n = checked_nbytes(shape, sizeof(E)) / sizeof(E);
   return asarray<E>(std::span<const E>(host, n), std::move(shape), s);
 }
@@ -236,6 +243,7 @@ ndarray<E> asarray(const E* host, shape_t shape, std::optional<stream> s = std::
 /// copied directly, without waiting). Not usable during graph capture (the memory layer's rule).
 template <array_element E>
 ndarray<E> asarray(std::shared_ptr<const E[]> host, shape_t shape, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::asarray"> nvtx;
   ndarray<E> a = empty<E>(std::move(shape), s);
   if (a.size() > 0) {
     copy_to_device(a.data(), std::shared_ptr<const void>(host, host.get()), a.nbytes(), a.stream());

@@ -13,6 +13,7 @@
 #include <ndcuda/array/format.hpp>
 #include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/checked_size.hpp>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/error.hpp>
@@ -296,12 +297,16 @@ class ndarray {
   // ---- copies -----------------------------------------------------------------------------------
 
   /// A deep, C-contiguous copy on the same stream and device.
-  [[nodiscard]] ndarray copy() const { return astype<E>(); }
+  [[nodiscard]] ndarray copy() const {
+    const ndcuda::detail::op_range<"ndarray::copy"> nvtx;
+    return astype<E>();
+  }
 
   /// A C-contiguous copy converted to U as NumPy's astype: float to integer truncates toward zero,
   /// anything to bool is `!= 0`, complex to real drops the imaginary part.
   template <array_element U>
   [[nodiscard]] ndarray<std::remove_cv_t<U>> astype() const {
+    const ndcuda::detail::op_range<"ndarray::astype"> nvtx;
     using out_t = std::remove_cv_t<U>;
     detail::retain_for_capture(stream_, owner_);
     void* p = nullptr;
@@ -316,6 +321,7 @@ class ndarray {
   /// The elements in C order, whatever the strides. Waits for the stream (capture_error while it
   /// is capturing a graph); out_of_memory naming the host when the host copy cannot be allocated.
   [[nodiscard]] std::vector<E> to_host() const {
+    const ndcuda::detail::op_range<"ndarray::to_host"> nvtx;
     std::vector<E> out = host_vector<E>(static_cast<std::size_t>(size()), "to_host()");
     if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
       // std::vector<bool> packs bits: read into bytes, then unpack.
@@ -332,6 +338,7 @@ class ndarray {
   /// stream. Asynchronous into pinned memory: `dst` must stay valid until `s` has run the copy.
   /// Into pageable memory it returns once the data is there, and throws capture_error during capture.
   void copy_to_host(E* dst, const ndcuda::stream& s) const {
+    const ndcuda::detail::op_range<"ndarray::copy_to_host"> nvtx;
     if (size() == 0) {
       return;
     }
@@ -350,6 +357,7 @@ class ndarray {
 
   /// The one element of a size-1 array, on the host (waits for the stream).
   [[nodiscard]] E item() const {
+    const ndcuda::detail::op_range<"ndarray::item"> nvtx;
     if (size() != 1) {
       throw shape_error("can only convert an array of size 1 to a C++ scalar (this array has shape " +
                         format_shape(layout_.shape) + ")");
@@ -369,6 +377,7 @@ class ndarray {
 
   template <array_element U>
   void assign_elements(const ndarray<U>& other) const {
+    const ndcuda::detail::op_range<"ndarray::assign"> nvtx;
     if (static_cast<const void*>(&other) == static_cast<const void*>(this)) {
       return;
     }
@@ -391,6 +400,7 @@ class ndarray {
   }
 
   void fill_elements(const E& value) const {
+    const ndcuda::detail::op_range<"ndarray::fill"> nvtx;
     if (size() == 0) {
       return;
     }

@@ -4,6 +4,7 @@
 /// cache, compiled into ndcuda::linalg) and ops/ for conversions and scaling.
 #pragma once
 
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/fft/detail/entry_points.hpp>
 #include <ndcuda/fft/detail/fft_plan.hpp>
 #include <ndcuda/ops/detail/operand_array.hpp>
@@ -92,6 +93,7 @@ auto irfftn_impl(const X& x, const axes_plan& p, norm_mode norm) {
 template <array_operand X>
 [[nodiscard]] auto fft(const X& x, std::optional<index_t> n = std::nullopt, index_t axis = -1,
                        std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::fft"> nvtx;
   const auto a = detail::to_array(x);
   return detail::cfftn(a, detail::plan_axis(a.shape(), n, axis, false, "fft"), false, detail::parse_norm(norm));
 }
@@ -99,6 +101,7 @@ template <array_operand X>
 template <array_operand X>
 [[nodiscard]] auto ifft(const X& x, std::optional<index_t> n = std::nullopt, index_t axis = -1,
                         std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::ifft"> nvtx;
   const auto a = detail::to_array(x);
   return detail::cfftn(a, detail::plan_axis(a.shape(), n, axis, false, "ifft"), true, detail::parse_norm(norm));
 }
@@ -106,6 +109,7 @@ template <array_operand X>
 template <array_operand X>
 [[nodiscard]] auto rfft(const X& x, std::optional<index_t> n = std::nullopt, index_t axis = -1,
                         std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::rfft"> nvtx;
   const auto a = detail::to_array(x);
   return detail::rfftn_impl(a, detail::plan_axis(a.shape(), n, axis, false, "rfft"), detail::parse_norm(norm));
 }
@@ -113,6 +117,7 @@ template <array_operand X>
 template <array_operand X>
 [[nodiscard]] auto irfft(const X& x, std::optional<index_t> n = std::nullopt, index_t axis = -1,
                          std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::irfft"> nvtx;
   const auto a = detail::to_array(x);
   return detail::irfftn_impl(a, detail::plan_axis(a.shape(), n, axis, true, "irfft"), detail::parse_norm(norm));
 }
@@ -121,6 +126,7 @@ template <array_operand X>
 template <array_operand X>
 [[nodiscard]] auto hfft(const X& x, std::optional<index_t> n = std::nullopt, index_t axis = -1,
                         std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::hfft"> nvtx;
   const auto a = detail::to_array(x);
   using C = type_of<detail::complex_for(dtype_of<detail::value_t<X>>)>;
   const ndarray<C> c = conj(a.template astype<C>());
@@ -131,6 +137,7 @@ template <array_operand X>
 template <array_operand X>
 [[nodiscard]] auto ihfft(const X& x, std::optional<index_t> n = std::nullopt, index_t axis = -1,
                          std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::ihfft"> nvtx;
   const auto a = detail::to_array(x);
   const auto r = detail::rfftn_impl(a, detail::plan_axis(a.shape(), n, axis, false, "ihfft"),
                                     detail::swap_direction(detail::parse_norm(norm)));
@@ -144,6 +151,7 @@ template <array_operand X>
 [[nodiscard]] auto fftn(const X& x, const std::optional<shape_t>& s = std::nullopt,
                         const std::optional<std::vector<index_t>>& axes = std::nullopt,
                         std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::fftn"> nvtx;
   const auto a = detail::to_array(x);
   return detail::cfftn(a, detail::plan_axes(a.shape(), s, axes, false, "fftn"), false, detail::parse_norm(norm));
 }
@@ -152,6 +160,7 @@ template <array_operand X>
 [[nodiscard]] auto ifftn(const X& x, const std::optional<shape_t>& s = std::nullopt,
                          const std::optional<std::vector<index_t>>& axes = std::nullopt,
                          std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::ifftn"> nvtx;
   const auto a = detail::to_array(x);
   return detail::cfftn(a, detail::plan_axes(a.shape(), s, axes, false, "ifftn"), true, detail::parse_norm(norm));
 }
@@ -160,6 +169,7 @@ template <array_operand X>
 [[nodiscard]] auto rfftn(const X& x, const std::optional<shape_t>& s = std::nullopt,
                          const std::optional<std::vector<index_t>>& axes = std::nullopt,
                          std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::rfftn"> nvtx;
   const auto a = detail::to_array(x);
   return detail::rfftn_impl(a, detail::plan_axes(a.shape(), s, axes, false, "rfftn"), detail::parse_norm(norm));
 }
@@ -168,6 +178,7 @@ template <array_operand X>
 [[nodiscard]] auto irfftn(const X& x, const std::optional<shape_t>& s = std::nullopt,
                           const std::optional<std::vector<index_t>>& axes = std::nullopt,
                           std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::irfftn"> nvtx;
   const auto a = detail::to_array(x);
   return detail::irfftn_impl(a, detail::plan_axes(a.shape(), s, axes, true, "irfftn"), detail::parse_norm(norm));
 }
@@ -176,24 +187,28 @@ template <array_operand X>
 template <array_operand X>
 [[nodiscard]] auto fft2(const X& x, const std::optional<shape_t>& s = std::nullopt,
                         const std::vector<index_t>& axes = {-2, -1}, std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::fft2"> nvtx;
   return fftn(x, s, axes, norm);
 }
 /// numpy.fft.ifft2: ifftn over axes (-2, -1) by default.
 template <array_operand X>
 [[nodiscard]] auto ifft2(const X& x, const std::optional<shape_t>& s = std::nullopt,
                          const std::vector<index_t>& axes = {-2, -1}, std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::ifft2"> nvtx;
   return ifftn(x, s, axes, norm);
 }
 /// numpy.fft.rfft2: rfftn over axes (-2, -1) by default.
 template <array_operand X>
 [[nodiscard]] auto rfft2(const X& x, const std::optional<shape_t>& s = std::nullopt,
                          const std::vector<index_t>& axes = {-2, -1}, std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::rfft2"> nvtx;
   return rfftn(x, s, axes, norm);
 }
 /// numpy.fft.irfft2: irfftn over axes (-2, -1) by default.
 template <array_operand X>
 [[nodiscard]] auto irfft2(const X& x, const std::optional<shape_t>& s = std::nullopt,
                           const std::vector<index_t>& axes = {-2, -1}, std::string_view norm = "backward") {
+  const ndcuda::detail::op_range<"nd::fft::irfft2"> nvtx;
   return irfftn(x, s, axes, norm);
 }
 
@@ -202,6 +217,7 @@ template <array_operand X>
 /// numpy.fft.fftfreq: [0, 1, ..., (n-1)/2, -(n/2), ..., -1] / (d n), float64 (or T).
 template <array_element T = double>
 [[nodiscard]] ndarray<T> fftfreq(index_t n, double d = 1.0, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::fft::fftfreq"> nvtx;
   if (n < 1) {
     throw shape_error("fftfreq: n must be positive, got " + std::to_string(n));
   }
@@ -216,6 +232,7 @@ template <array_element T = double>
 /// numpy.fft.rfftfreq: [0, 1, ..., n/2] / (d n).
 template <array_element T = double>
 [[nodiscard]] ndarray<T> rfftfreq(index_t n, double d = 1.0, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::fft::rfftfreq"> nvtx;
   if (n < 1) {
     throw shape_error("rfftfreq: n must be positive, got " + std::to_string(n));
   }
@@ -258,6 +275,7 @@ ndarray<E> roll_axes(const ndarray<E>& x, const std::vector<int>& axes, bool inv
 /// numpy.fft.fftshift: the zero frequency moved to the centre of each axis in `axes` (all by default).
 template <array_operand X>
 [[nodiscard]] auto fftshift(const X& x, const std::optional<std::vector<index_t>>& axes = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::fft::fftshift"> nvtx;
   const auto a = detail::to_array(x);
   std::vector<int> ax;
   if (axes) {
@@ -272,6 +290,7 @@ template <array_operand X>
 /// numpy.fft.ifftshift: the inverse of fftshift (differs for odd lengths).
 template <array_operand X>
 [[nodiscard]] auto ifftshift(const X& x, const std::optional<std::vector<index_t>>& axes = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::fft::ifftshift"> nvtx;
   const auto a = detail::to_array(x);
   std::vector<int> ax;
   if (axes) {

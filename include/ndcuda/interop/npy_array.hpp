@@ -9,6 +9,7 @@
 #include <memory>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/ndarray.hpp>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/interop/npy.hpp>
 #include <new>
 #include <optional>
@@ -22,6 +23,7 @@ namespace ndcuda {
 /// Throws io_error for bfloat16 (no NumPy dtype: convert to float32 first) or an unwritable path.
 template <array_element T>
 void save_npy(const std::filesystem::path& path, const ndarray<T>& a) {
+  const ndcuda::detail::op_range<"nd::save_npy"> nvtx;
   using value_type = std::remove_cv_t<T>;
   const npy_header header{dtype_of<T>, a.shape(), false};
   (void)npy_descr(header.type);  // refuse bfloat16 before paying for the transfer
@@ -41,6 +43,7 @@ void save_npy(const std::filesystem::path& path, const ndarray<T>& a) {
 /// and Fortran-ordered files transposed on the host, so the array always holds the logical values.
 template <array_element T>
 [[nodiscard]] ndarray<std::remove_cv_t<T>> load_npy(const std::filesystem::path& path, std::optional<stream> s = {}) {
+  const ndcuda::detail::op_range<"nd::load_npy"> nvtx;
   using value_type = std::remove_cv_t<T>;
   npy_file file = read_npy(path);
   if (file.header.type != dtype_of<T>) {

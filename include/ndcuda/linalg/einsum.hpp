@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/linalg/detail/einsum_plan.hpp>
 #include <ndcuda/linalg/products.hpp>
 #include <ndcuda/ops/reductions.hpp>
@@ -206,6 +207,7 @@ ndarray<R> einsum_typed(const einsum_spec& spec, std::vector<ndarray<R>> operand
 /// one-operand call that only permutes or takes a diagonal returns a view.
 template <array_operand... X>
 [[nodiscard]] auto einsum(std::string_view subscripts, const X&... operands) {
+  const ndcuda::detail::op_range<"nd::einsum"> nvtx;
   static_assert(sizeof...(X) >= 1, "einsum needs at least one operand");
   using R = type_of<detail::promote_all(dtype_of<linalg::detail::value_t<X>>...)>;
   std::vector<ndarray<R>> arrays{linalg::detail::as_type<R>(linalg::detail::to_array(operands))...};

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/operands.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
@@ -23,6 +24,7 @@ namespace ndcuda {
 /// exact (NumPy's wrap-around). Runs on a's stream.
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto matmul(const X& x, const Y& y) {
+  const ndcuda::detail::op_range<"nd::matmul"> nvtx;
   const auto a = linalg::detail::to_array(x);
   const auto b = linalg::detail::to_array(y);
   using R = promote_t<linalg::detail::value_t<X>, linalg::detail::value_t<Y>>;
@@ -82,6 +84,7 @@ template <array_operand X, array_operand Y>
 /// numpy.tensordot(a, b, axes=n): the last n axes of a against the first n of b.
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto tensordot(const X& x, const Y& y, int n = 2) {
+  const ndcuda::detail::op_range<"nd::tensordot"> nvtx;
   const auto a = linalg::detail::to_array(x);
   const auto b = linalg::detail::to_array(y);
   if (n < 0 || n > a.ndim() || n > b.ndim()) {
@@ -101,6 +104,7 @@ template <array_operand X, array_operand Y>
 /// sum(a[i,j,:] * b[k,:,m])), which differs from matmul's batch broadcasting.
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto dot(const X& x, const Y& y) {
+  const ndcuda::detail::op_range<"nd::dot"> nvtx;
   const auto a = linalg::detail::to_array(x);
   const auto b = linalg::detail::to_array(y);
   using R = promote_t<linalg::detail::value_t<X>, linalg::detail::value_t<Y>>;
@@ -116,6 +120,7 @@ template <array_operand X, array_operand Y>
 /// numpy.vdot: the dot product of the flattened operands, the first one conjugated.
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto vdot(const X& x, const Y& y) {
+  const ndcuda::detail::op_range<"nd::vdot"> nvtx;
   const auto a = linalg::detail::to_array(x);
   const auto b = linalg::detail::to_array(y);
   if (a.size() != b.size()) {
@@ -133,6 +138,7 @@ template <array_operand X, array_operand Y>
 /// numpy.inner: the sum over the last axes of both (a product for 0-d operands).
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto inner(const X& x, const Y& y) {
+  const ndcuda::detail::op_range<"nd::inner"> nvtx;
   const auto a = linalg::detail::to_array(x);
   const auto b = linalg::detail::to_array(y);
   using R = promote_t<linalg::detail::value_t<X>, linalg::detail::value_t<Y>>;
@@ -145,6 +151,7 @@ template <array_operand X, array_operand Y>
 /// numpy.outer: out[i, j] = a.ravel()[i] * b.ravel()[j], one fused elementwise kernel.
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto outer(const X& x, const Y& y) {
+  const ndcuda::detail::op_range<"nd::outer"> nvtx;
   const auto a = linalg::detail::to_array(x);
   const auto b = linalg::detail::to_array(y);
   return eval(a.ravel().reshape({-1, 1}) * b.ravel().reshape({1, -1}));
@@ -153,6 +160,7 @@ template <array_operand X, array_operand Y>
 /// numpy.kron: the block product, one fused elementwise kernel over interleaved axes.
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto kron(const X& x, const Y& y) {
+  const ndcuda::detail::op_range<"nd::kron"> nvtx;
   auto a = linalg::detail::to_array(x);
   auto b = linalg::detail::to_array(y);
   const int nd = std::max(a.ndim(), b.ndim());
@@ -202,6 +210,7 @@ ndarray<R> compose_epilogue(const ndarray<A>& a, const ndarray<B>& b, const ndar
 /// accumulation), float32 (TF32 per set_allow_tf32) and float64.
 template <array_operand X, array_operand Y, array_operand B>
 [[nodiscard]] auto matmul_epilogue(const X& x, const Y& y, const B& bias, activation act) {
+  const ndcuda::detail::op_range<"nd::linalg::matmul_epilogue"> nvtx;
   const auto a = detail::to_array(x);
   const auto b = detail::to_array(y);
   const auto c = detail::to_array(bias);
@@ -217,6 +226,7 @@ template <array_operand X, array_operand Y, array_operand B>
 /// act(a @ b) without a bias.
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto matmul_epilogue(const X& x, const Y& y, activation act) {
+  const ndcuda::detail::op_range<"nd::linalg::matmul_epilogue"> nvtx;
   const auto a = detail::to_array(x);
   const auto b = detail::to_array(y);
   using R = promote_t<detail::value_t<X>, detail::value_t<Y>>;
@@ -233,6 +243,7 @@ template <array_operand X, array_operand Y>
 /// dynamic programme on the shapes); the first and last operands may be 1-d.
 template <array_element E>
 [[nodiscard]] ndarray<E> multi_dot(const std::vector<ndarray<E>>& arrays) {
+  const ndcuda::detail::op_range<"nd::linalg::multi_dot"> nvtx;
   const std::size_t n = arrays.size();
   if (n < 2) {
     throw shape_error("multi_dot: expecting at least two arrays");
@@ -303,6 +314,7 @@ template <array_operand X>
 /// matrices, n < 0 powers the inverse (float and complex only).
 template <array_operand X>
 [[nodiscard]] auto matrix_power(const X& x, long long n) {
+  const ndcuda::detail::op_range<"nd::linalg::matrix_power"> nvtx;
   using E = linalg::detail::value_t<X>;
   const ndarray<E> a = linalg::detail::to_array(x);
   if (a.ndim() < 2 ||

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/operands.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
@@ -24,6 +25,7 @@ namespace ndcuda::linalg {
 /// (..., n, k). Batch axes broadcast. Singular a: linalg_error("Singular matrix").
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto solve(const X& a, const Y& b) {
+  const ndcuda::detail::op_range<"nd::linalg::solve"> nvtx;
   using T = type_of<promote_types(detail::solver_dtype(dtype_of<detail::value_t<X>>),
                                   detail::solver_dtype(dtype_of<detail::value_t<Y>>))>;
   const auto aa = detail::to_array(a);
@@ -34,6 +36,7 @@ template <array_operand X, array_operand Y>
 /// The inverse of each matrix (linalg_error("Singular matrix") when there is none).
 template <array_operand X>
 [[nodiscard]] auto inv(const X& a) {
+  const ndcuda::detail::op_range<"nd::linalg::inv"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   return detail::restore<T>(detail::inv(detail::erase(detail::to_array(a)), dtype_of<T>));
 }
@@ -41,6 +44,7 @@ template <array_operand X>
 /// The determinant of each matrix, from an LU factorization (0 for singular matrices).
 template <array_operand X>
 [[nodiscard]] auto det(const X& a) {
+  const ndcuda::detail::op_range<"nd::linalg::det"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   return detail::restore<T>(detail::slogdet(detail::erase(detail::to_array(a)), dtype_of<T>, true).first);
 }
@@ -49,6 +53,7 @@ template <array_operand X>
 /// sign 0, logabsdet -inf. sign is complex for complex input (of modulus 1).
 template <array_operand X>
 [[nodiscard]] auto slogdet(const X& a) {
+  const ndcuda::detail::op_range<"nd::linalg::slogdet"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   auto r = detail::slogdet(detail::erase(detail::to_array(a)), dtype_of<T>, false);
   return std::make_tuple(detail::restore<T>(std::move(r.first)),
@@ -60,6 +65,7 @@ template <array_operand X>
 /// is not positive definite") otherwise.
 template <array_operand X>
 [[nodiscard]] auto cholesky(const X& a, bool upper = false) {
+  const ndcuda::detail::op_range<"nd::linalg::cholesky"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   return detail::restore<T>(detail::cholesky(detail::erase(detail::to_array(a)), dtype_of<T>, upper));
 }
@@ -70,6 +76,7 @@ enum class qr_mode { reduced, complete, r };
 /// (Q, R) with a = Q R; "r" mode leaves Q empty (a 0-size array).
 template <array_operand X>
 [[nodiscard]] auto qr(const X& a, qr_mode mode = qr_mode::reduced) {
+  const ndcuda::detail::op_range<"nd::linalg::qr"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   auto r = detail::qr(detail::erase(detail::to_array(a)), dtype_of<T>, static_cast<int>(mode));
   ndarray<T> rr = detail::restore<T>(std::move(r.second.base == nullptr && mode == qr_mode::r ? r.first : r.second));
@@ -83,6 +90,7 @@ template <array_operand X>
 /// factors (u: m x k, vh: k x n, k = min(m, n)). Through cuSOLVER's Jacobi SVD (gesvdj).
 template <array_operand X>
 [[nodiscard]] auto svd(const X& a, bool full_matrices = true) {
+  const ndcuda::detail::op_range<"nd::linalg::svd"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   using R = detail::real_t<T>;
   auto r = detail::svd(detail::erase(detail::to_array(a)), dtype_of<T>, full_matrices, true);
@@ -96,6 +104,7 @@ template <array_operand X>
 /// The singular values only (numpy.linalg.svdvals / svd(compute_uv=False)), descending.
 template <array_operand X>
 [[nodiscard]] auto svdvals(const X& a) {
+  const ndcuda::detail::op_range<"nd::linalg::svdvals"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   return detail::restore<detail::real_t<T>>(
       detail::svd(detail::erase(detail::to_array(a)), dtype_of<T>, false, false).s);
@@ -105,6 +114,7 @@ template <array_operand X>
 /// triangle (upper = true: the upper one), numpy's UPLO.
 template <array_operand X>
 [[nodiscard]] auto eigh(const X& a, bool upper = false) {
+  const ndcuda::detail::op_range<"nd::linalg::eigh"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   auto r = detail::eigh(detail::erase(detail::to_array(a)), dtype_of<T>, upper, true);
   return std::make_tuple(detail::restore<detail::real_t<T>>(std::move(r.first)),
@@ -115,6 +125,7 @@ template <array_operand X>
 /// vectors.
 template <array_operand X>
 [[nodiscard]] auto eigvalsh(const X& a, bool upper = false) {
+  const ndcuda::detail::op_range<"nd::linalg::eigvalsh"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   return detail::restore<detail::real_t<T>>(
       detail::eigh(detail::erase(detail::to_array(a)), dtype_of<T>, upper, false).first);
@@ -134,6 +145,7 @@ double default_rtol(index_t m, index_t n) {
 /// as zero (rcond < 0: NumPy 2's default max(m, n) * eps).
 template <array_operand X>
 [[nodiscard]] auto pinv(const X& x, double rcond = -1) {
+  const ndcuda::detail::op_range<"nd::linalg::pinv"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   using R = detail::real_t<T>;
   const ndarray<T> a = ndarray<T>(detail::to_array(x).template astype<T>());
@@ -161,6 +173,7 @@ template <array_operand X>
 /// 1-d input: 1 unless all zero, as NumPy.
 template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> matrix_rank(const X& x, double tol = -1) {
+  const ndcuda::detail::op_range<"nd::linalg::matrix_rank"> nvtx;
   using T = detail::solver_t<detail::value_t<X>>;
   using R = detail::real_t<T>;
   const auto a = detail::to_array(x);
@@ -192,6 +205,7 @@ struct lstsq_result {
 /// rank back (waits for the stream), as NumPy returns it as a Python int.
 template <array_operand X, array_operand Y>
 [[nodiscard]] auto lstsq(const X& ax, const Y& bx, double rcond = -1) {
+  const ndcuda::detail::op_range<"nd::linalg::lstsq"> nvtx;
   using T = type_of<promote_types(detail::solver_dtype(dtype_of<detail::value_t<X>>),
                                   detail::solver_dtype(dtype_of<detail::value_t<Y>>))>;
   using R = detail::real_t<T>;
@@ -231,6 +245,7 @@ template <array_operand X, array_operand Y>
 /// (numpy.linalg.matrix_norm). Real result dtype.
 template <array_operand X>
 [[nodiscard]] auto matrix_norm(const X& x, std::string_view ord = "fro") {
+  const ndcuda::detail::op_range<"nd::linalg::matrix_norm"> nvtx;
   using V = detail::value_t<X>;
   using T = detail::solver_t<V>;
   using R = detail::real_t<T>;
@@ -264,6 +279,7 @@ template <array_operand X>
 /// matrix_norm with a numeric order: 1, -1, 2, -2, inf or -inf (std::numeric_limits<double>::infinity()).
 template <array_operand X>
 [[nodiscard]] auto matrix_norm(const X& x, double ord) {
+  const ndcuda::detail::op_range<"nd::linalg::matrix_norm"> nvtx;
   if (std::isinf(ord)) {
     return matrix_norm(x, ord > 0 ? "inf" : "-inf");
   }
@@ -276,6 +292,7 @@ template <array_operand X>
 /// numpy.linalg.norm without axis: the 2-norm of a 1-d array, the Frobenius norm of a 2-d one.
 template <array_operand X>
 [[nodiscard]] auto norm(const X& x) {
+  const ndcuda::detail::op_range<"nd::linalg::norm"> nvtx;
   const auto a = detail::to_array(x);
   if (a.ndim() == 2) {
     return matrix_norm(a, "fro");
@@ -286,11 +303,13 @@ template <array_operand X>
 /// numpy.linalg.norm(x, ord) of a 1-d (vector orders, as nd::norm) or 2-d (matrix orders) array.
 template <array_operand X>
 [[nodiscard]] auto norm(const X& x, std::string_view ord) {
+  const ndcuda::detail::op_range<"nd::linalg::norm"> nvtx;
   return matrix_norm(x, ord);
 }
 /// numpy.linalg.norm(x, ord) with a numeric order: a vector norm of a 1-d array, a matrix norm of a 2-d one.
 template <array_operand X>
 [[nodiscard]] auto norm(const X& x, double ord) {
+  const ndcuda::detail::op_range<"nd::linalg::norm"> nvtx;
   const auto a = detail::to_array(x);
   using R = detail::real_t<detail::solver_t<detail::value_t<X>>>;
   if (a.ndim() >= 2) {
@@ -303,6 +322,7 @@ template <array_operand X>
 /// norm(a, ord) * norm(inv(a), ord).
 template <array_operand X>
 [[nodiscard]] auto cond(const X& x) {
+  const ndcuda::detail::op_range<"nd::linalg::cond"> nvtx;
   const ndarray<detail::real_t<detail::solver_t<detail::value_t<X>>>> s = svdvals(x);
   using R = detail::real_t<detail::solver_t<detail::value_t<X>>>;
   return ndarray<R>(max(s, axes{-1}) / min(s, axes{-1}));
@@ -310,6 +330,7 @@ template <array_operand X>
 /// The condition number in `ord` ("fro", "nuc", "1", "inf", ...): norm(a, ord) * norm(inv(a), ord).
 template <array_operand X>
 [[nodiscard]] auto cond(const X& x, std::string_view ord) {
+  const ndcuda::detail::op_range<"nd::linalg::cond"> nvtx;
   const auto a = detail::to_array(x);
   using R = detail::real_t<detail::solver_t<detail::value_t<X>>>;
   return ndarray<R>(matrix_norm(a, ord) * matrix_norm(inv(a), ord));

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
 #include <ndcuda/ops/detail/counting_support.hpp>
@@ -28,6 +29,7 @@ namespace ndcuda {
 /// nd::size(k) overload there).
 template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> bincount(const X& x, index_t minlength = 0) {
+  const ndcuda::detail::op_range<"nd::bincount"> nvtx;
   const auto a = detail::counting_input(detail::as_array(x));
   const index_t nbins = detail::bincount_length(a, minlength);
   ndarray<std::int64_t> out = zeros<std::int64_t>({nbins}, a.stream());
@@ -39,6 +41,7 @@ template <array_operand X>
 /// float64 as NumPy does) of each value; weights must have x's length.
 template <array_operand X, array_operand W>
 [[nodiscard]] ndarray<double> bincount(const X& x, const W& weights, index_t minlength = 0) {
+  const ndcuda::detail::op_range<"nd::bincount"> nvtx;
   const auto a = detail::counting_input(detail::as_array(x));
   const ndarray<double> w = detail::bincount_weights(a, detail::as_array(weights));
   const index_t nbins = detail::bincount_length(a, minlength);
@@ -52,6 +55,7 @@ template <array_operand X, array_operand W>
 /// the call can be captured into a graph.
 template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> bincount(const X& x, static_size k) {
+  const ndcuda::detail::op_range<"nd::bincount"> nvtx;
   const auto a = detail::counting_input(detail::as_array(x));
   detail::check_static_length(k, "bincount");
   ndarray<std::int64_t> out = zeros<std::int64_t>({k.value}, a.stream());
@@ -61,6 +65,7 @@ template <array_operand X>
 /// Weighted bincount with exactly k bins: sums of `weights` per value, float64; out-of-range values ignored.
 template <array_operand X, array_operand W>
 [[nodiscard]] ndarray<double> bincount(const X& x, const W& weights, static_size k) {
+  const ndcuda::detail::op_range<"nd::bincount"> nvtx;
   const auto a = detail::counting_input(detail::as_array(x));
   const ndarray<double> w = detail::bincount_weights(a, detail::as_array(weights));
   detail::check_static_length(k, "bincount");
@@ -175,6 +180,7 @@ histogram_result<C, F> finish_histogram(const ndarray<std::int64_t>& idx, const 
 /// the weights' dtype with weights, float64 with density. Bins are half open, the last closed.
 template <array_operand X, class... O>
 [[nodiscard]] auto histogram(const X& x, index_t bins = 10, const O&... options) {
+  const ndcuda::detail::op_range<"nd::histogram"> nvtx;
   const auto raw = detail::as_array(x);
   using A = typename decltype(raw)::value_type;
   using F = std::conditional_t<is_floating(dtype_of<A>), A, double>;
@@ -199,6 +205,7 @@ template <array_operand X, class... O>
 /// WAITS for the device), returned as they are.
 template <array_operand X, array_element E, class... O>
 [[nodiscard]] auto histogram(const X& x, const ndarray<E>& edges, const O&... options) {
+  const ndcuda::detail::op_range<"nd::histogram"> nvtx;
   const auto a = detail::histogram_input(detail::as_array(x));
   detail::histogram_options o;
   (o.take(options), ...);
@@ -220,6 +227,7 @@ struct histogram2d_result {
 /// a weights array, nd::density. Without a range, min and max are read (a WAIT).
 template <array_operand X, array_operand Y, class... O>
 [[nodiscard]] histogram2d_result histogram2d(const X& x, const Y& y, std::array<index_t, 2> bins, const O&... options) {
+  const ndcuda::detail::op_range<"nd::histogram2d"> nvtx;
   const auto a = detail::histogram_input(detail::as_array(x));
   const auto b = detail::histogram_input(detail::as_array(y));
   detail::histogram_options o;
@@ -281,6 +289,7 @@ template <array_operand X, array_operand Y, class... O>
 /// bins[i-1] <= x < bins[i] (right: bins[i-1] < x <= bins[i]); decreasing the mirror image.
 template <array_operand X, array_element E>
 [[nodiscard]] ndarray<std::int64_t> digitize(const X& x, const ndarray<E>& bins, bool right = false) {
+  const ndcuda::detail::op_range<"nd::digitize"> nvtx;
   const auto v = detail::as_array(x);
   if (bins.ndim() > 1) {
     throw value_error("object too deep for desired array");

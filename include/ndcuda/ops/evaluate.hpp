@@ -58,20 +58,29 @@ template <class X>
 struct emitter;
 template <class E>
 struct emitter<array_leaf<E>> {
-  static node_code emit(emit_context& c) { return {input_name(c.mapping[c.next_array++]), dtype_of<E>}; }
+  static node_code emit(emit_context& c) {
+    const int input = c.mapping[c.next_array++];
+    return {input_name(input), dtype_of<E>, input_label(input)};
+  }
 };
 template <dtype D>
 struct emitter<scalar_leaf<D>> {
-  static node_code emit(emit_context& c) { return {scalar_name(c.next_scalar++), D}; }
+  static node_code emit(emit_context& c) {
+    std::string name = scalar_name(c.next_scalar++);
+    return {name, D, name};
+  }
 };
 template <class Op, class... A>
 struct emitter<expr<Op, A...>> {
   static node_code emit(emit_context& c) {
     const std::array<node_code, sizeof...(A)> codes{emitter<A>::emit(c)...};  // left to right
     if constexpr (requires { Op::spells_itself; }) {  // e.g. random draws (random/): their own text
-      return Op::emit(codes);
+      node_code code = Op::emit(codes);
+      code.label = call_label(Op::name, codes);
+      code.precedence = node_code::label_atom;
+      return code;
     } else {
-      return emit_operation(Op::spell, Op::input(A::type...), Op::result(A::type...), codes);
+      return emit_operation(Op::spell, Op::input(A::type...), Op::result(A::type...), codes, Op::name);
     }
   }
 };
@@ -112,9 +121,10 @@ struct expression_kernels {
       }
     }
     emit_context c{mapping.data()};
-    const std::string body = store_statement(dtype_of<Out>, emitter<X>::emit(c));
+    const node_code root = emitter<X>::emit(c);
+    const std::string body = store_statement(dtype_of<Out>, root);
     entries.push_back(std::make_unique<entry>(
-        entry{mapping, make_expression_state(body, X::op_name, dtype_of<Out>, inputs, scalar_types)}));
+        entry{mapping, make_expression_state(body, X::op_name, dtype_of<Out>, inputs, scalar_types, root.label)}));
     if (first.load(std::memory_order_relaxed) == nullptr) {
       first.store(entries.back().get(), std::memory_order_release);
     }

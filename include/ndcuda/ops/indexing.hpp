@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
 #include <ndcuda/ops/detail/operand_array.hpp>
 #include <ndcuda/ops/evaluate.hpp>
@@ -151,6 +152,7 @@ class indexed {
 
   /// The gather: a new C-contiguous array of the selected elements.
   [[nodiscard]] ndarray<E> read() const {
+    const ndcuda::detail::op_range<"a(index)"> nvtx;
     const stream& s = source_.stream();
     if (const detail::index_arg* m = leading_mask()) {  // a(mask): one CUB compaction
       return detail::restore<E>(detail::extract_rows(detail::erase(source_), m->array, std::nullopt, nullptr, s,
@@ -176,6 +178,7 @@ class indexed {
  private:
   template <class V>
   void assign(const V& v) const {
+    const ndcuda::detail::op_range<"a(index) = v"> nvtx;
     if constexpr (detail::element_scalar<V, E>) {
       const E value = detail::element_value<E>(v);
       if (const detail::index_arg* m = leading_mask()) {
@@ -267,6 +270,7 @@ class indexed {
 
   template <class V, class F>
   void update(const V& v, F&& op) const {
+    const ndcuda::detail::op_range<"a(index) op= v"> nvtx;
     // One resolution (masks: one count) for the gather and the scatter.
     const detail::resolved_index r = resolve();
     ndarray<E> g = empty<E>(r.plan.shape, source_.stream());
@@ -366,26 +370,31 @@ void accumulate_scalar_or_array(accumulate_op op, const indexed<E>& target, cons
 /// advanced index of a: nd::add_at(a(i, nd::all, j), v), or one index for axis 0: add_at(a, i, v).
 template <array_element E, class V>
 void add_at(indexed<E>&& target, const V& v) {
+  const ndcuda::detail::op_range<"nd::add_at"> nvtx;
   detail::accumulate_scalar_or_array(detail::accumulate_op::add, target, v);
 }
 /// np.subtract.at: a[idx] -= v with every repeated index applied.
 template <array_element E, class V>
 void subtract_at(indexed<E>&& target, const V& v) {
+  const ndcuda::detail::op_range<"nd::subtract_at"> nvtx;
   detail::accumulate_scalar_or_array(detail::accumulate_op::subtract, target, v);
 }
 /// np.multiply.at: a[idx] *= v with every repeated index applied.
 template <array_element E, class V>
 void multiply_at(indexed<E>&& target, const V& v) {
+  const ndcuda::detail::op_range<"nd::multiply_at"> nvtx;
   detail::accumulate_scalar_or_array(detail::accumulate_op::multiply, target, v);
 }
 /// NaN propagates, as np.maximum.at.
 template <array_element E, class V>
 void maximum_at(indexed<E>&& target, const V& v) {
+  const ndcuda::detail::op_range<"nd::maximum_at"> nvtx;
   detail::accumulate_scalar_or_array(detail::accumulate_op::maximum, target, v);
 }
 /// np.minimum.at: a[idx] = minimum(a[idx], v) with every repeated index applied; NaN propagates.
 template <array_element E, class V>
 void minimum_at(indexed<E>&& target, const V& v) {
+  const ndcuda::detail::op_range<"nd::minimum_at"> nvtx;
   detail::accumulate_scalar_or_array(detail::accumulate_op::minimum, target, v);
 }
 /// np.add.at(a, idx, v) with one index for axis 0.

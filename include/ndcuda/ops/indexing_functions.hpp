@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/ops/indexing.hpp>
 #include <ndcuda/ops/take_mode.hpp>
 #include <optional>
@@ -80,6 +81,7 @@ template <array_element E, class I>
   if (!axis) {
     return take(a.ravel(), indices, index_t{0}, mode);
   }
+  const ndcuda::detail::op_range<"nd::take"> nvtx;
   const int ax = normalize_axis(*axis, a.ndim());
   std::vector<detail::index_arg> args(
       static_cast<std::size_t>(ax),
@@ -99,6 +101,7 @@ template <array_element E, class I>
 /// axes (applies argsort's result: take_along_axis(a, argsort(a, 1), 1)).
 template <array_element E, class I>
 [[nodiscard]] ndarray<E> take_along_axis(const ndarray<E>& a, const I& indices, index_t axis) {
+  const ndcuda::detail::op_range<"nd::take_along_axis"> nvtx;
   const stream& s = a.stream();
   const detail::erased_array idx = detail::index_array(indices, s);
   const detail::index_plan plan = detail::along_axis_plan(a.layout(), idx.layout.shape, normalize_axis(axis, a.ndim()));
@@ -111,6 +114,7 @@ template <array_element E, class I>
 /// indices keep the last value.
 template <array_element E, class I, class V>
 void put_along_axis(const ndarray<E>& a, const I& indices, const V& values, index_t axis) {
+  const ndcuda::detail::op_range<"nd::put_along_axis"> nvtx;
   const stream& s = a.stream();
   const detail::erased_array idx = detail::index_array(indices, s);
   const detail::index_plan plan = detail::along_axis_plan(a.layout(), idx.layout.shape, normalize_axis(axis, a.ndim()));
@@ -127,6 +131,7 @@ void put_along_axis(const ndarray<E>& a, const I& indices, const V& values, inde
 /// np.put(a, ind, v): a.flat[ind] = v, v repeated (or cut) to ind's length; the last repeat wins.
 template <array_element E, class I, class V>
 void put(const ndarray<E>& a, const I& ind, const V& v) {
+  const ndcuda::detail::op_range<"nd::put"> nvtx;
   if (!a.is_contiguous()) {
     const ndarray<E> dense = a.copy();
     put(dense, ind, v);
@@ -160,52 +165,61 @@ void put(const ndarray<E>& a, const I& ind, const V& v) {
 /// for the count (capture_error while capturing: use the nd::size form).
 template <class X>
 [[nodiscard]] std::vector<ndarray<std::int64_t>> nonzero(const X& x) {
+  const ndcuda::detail::op_range<"nd::nonzero"> nvtx;
   return detail::nonzero_of(x, std::nullopt, 0);
 }
 /// JAX's nonzero(x, size=k, fill_value=fill): exactly k per axis, padded with `fill`; no wait,
 /// so it captures like any op.
 template <class X>
 [[nodiscard]] std::vector<ndarray<std::int64_t>> nonzero(const X& x, static_size size, std::int64_t fill = 0) {
+  const ndcuda::detail::op_range<"nd::nonzero"> nvtx;
   return detail::nonzero_of(x, size.value, fill);
 }
 /// np.where(cond) with one argument is np.nonzero(cond).
 template <class X>
 requires array_operand<X>
 [[nodiscard]] std::vector<ndarray<std::int64_t>> where(const X& cond) {
+  const ndcuda::detail::op_range<"nd::where"> nvtx;
   return nonzero(cond);
 }
 /// np.where(cond) with a static size: nonzero(cond, size, fill).
 template <class X>
 requires array_operand<X>
 [[nodiscard]] std::vector<ndarray<std::int64_t>> where(const X& cond, static_size size, std::int64_t fill = 0) {
+  const ndcuda::detail::op_range<"nd::where"> nvtx;
   return nonzero(cond, size, fill);
 }
 
 /// np.argwhere(x): (N, x.ndim()) int64, one row per true element.
 template <class X>
 [[nodiscard]] ndarray<std::int64_t> argwhere(const X& x) {
+  const ndcuda::detail::op_range<"nd::argwhere"> nvtx;
   return detail::nonzero_rows(x, std::nullopt, 0, "argwhere");
 }
 /// argwhere with a static size: exactly `size` rows, padded with `fill`; no host wait.
 template <class X>
 [[nodiscard]] ndarray<std::int64_t> argwhere(const X& x, static_size size, std::int64_t fill = 0) {
+  const ndcuda::detail::op_range<"nd::argwhere"> nvtx;
   return detail::nonzero_rows(x, size.value, fill, "argwhere");
 }
 
 /// np.flatnonzero(x): the flat (C-order) positions of the true elements.
 template <class X>
 [[nodiscard]] ndarray<std::int64_t> flatnonzero(const X& x) {
+  const ndcuda::detail::op_range<"nd::flatnonzero"> nvtx;
   return nonzero(detail::to_array(x).ravel())[0];
 }
 /// flatnonzero with a static size: exactly `size` positions, padded with `fill`; no host wait.
 template <class X>
 [[nodiscard]] ndarray<std::int64_t> flatnonzero(const X& x, static_size size, std::int64_t fill = 0) {
+  const ndcuda::detail::op_range<"nd::flatnonzero"> nvtx;
   return nonzero(detail::to_array(x).ravel(), size, fill)[0];
 }
 
 /// np.extract(cond, a): the elements of a (flattened) where cond (flattened, read as bool) is true.
 template <class C, array_element E>
 [[nodiscard]] ndarray<E> extract(const C& cond, const ndarray<E>& a) {
+  const ndcuda::detail::op_range<"nd::extract"> nvtx;
   const auto c = detail::to_array(cond).ravel();
   const ndarray<E> flat = a.ravel();
   if (c.size() != flat.size()) {  // NumPy: take(ravel(a), nonzero(ravel(cond))[0])
@@ -218,6 +232,7 @@ template <class C, array_element E>
 /// wait, so it captures. cond and a must have the same size.
 template <class C, array_element E>
 [[nodiscard]] ndarray<E> extract(const C& cond, const ndarray<E>& a, static_size size, E fill = E{}) {
+  const ndcuda::detail::op_range<"nd::extract"> nvtx;
   const auto c = detail::to_array(cond).ravel();
   const ndarray<E> flat = a.ravel();
   if (c.size() != flat.size()) {
@@ -232,6 +247,7 @@ template <class C, array_element E>
 /// the 1-d cond is true.
 template <class C, array_element E>
 [[nodiscard]] ndarray<E> compress(const C& cond, const ndarray<E>& a, std::optional<index_t> axis = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::compress"> nvtx;
   const auto c = detail::to_array(cond);
   if (c.ndim() != 1) {
     throw shape_error("condition must be a 1-d array");

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/promotion.hpp>
 #include <ndcuda/ops/detail/arrange_kernels.hpp>
 #include <optional>
@@ -26,6 +27,7 @@ ndarray<E> view_of(const ndarray<E>& a, view_layout layout) {
 template <array_element R>
 ndarray<R> concatenate_pieces(std::vector<erased_array> pieces, std::optional<index_t> axis,
                               const std::optional<stream>& s) {
+  const ndcuda::detail::op_range<"nd::concatenate"> nvtx;
   if (pieces.empty()) {
     throw shape_error("need at least one array to concatenate");
   }
@@ -108,6 +110,7 @@ auto concatenate(const std::tuple<ndarray<E>...>& arrays, std::optional<index_t>
 /// np.stack(arrays, axis): arrays of one shape joined along a new axis.
 template <array_element E>
 ndarray<E> stack(std::span<const ndarray<E>> arrays, index_t axis = 0, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::stack"> nvtx;
   std::vector<shape_t> shapes;
   for (const ndarray<E>& a : arrays) {
     shapes.push_back(a.shape());
@@ -134,6 +137,7 @@ ndarray<E> stack(std::initializer_list<ndarray<E>> arrays, index_t axis = 0, std
 /// np.hstack: along axis 1, or axis 0 for 1-d arrays (0-d ones become 1-d).
 template <array_element E>
 ndarray<E> hstack(std::span<const ndarray<E>> arrays, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::hstack"> nvtx;
   const auto a = detail::with_layouts(arrays, detail::atleast_layout, 1);
   const index_t axis = !a.empty() && a[0].ndim() == 1 ? 0 : 1;
   return concatenate<E>(std::span<const ndarray<E>>(a), axis, s);
@@ -141,18 +145,21 @@ ndarray<E> hstack(std::span<const ndarray<E>> arrays, std::optional<stream> s = 
 /// np.vstack: along axis 0 of the arrays seen as at least 2-d ((n,) is a row (1, n)).
 template <array_element E>
 ndarray<E> vstack(std::span<const ndarray<E>> arrays, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::vstack"> nvtx;
   const auto a = detail::with_layouts(arrays, detail::atleast_layout, 2);
   return concatenate<E>(std::span<const ndarray<E>>(a), 0, s);
 }
 /// np.dstack: along axis 2 of the arrays seen as at least 3-d.
 template <array_element E>
 ndarray<E> dstack(std::span<const ndarray<E>> arrays, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::dstack"> nvtx;
   const auto a = detail::with_layouts(arrays, detail::atleast_layout, 3);
   return concatenate<E>(std::span<const ndarray<E>>(a), 2, s);
 }
 /// np.column_stack: 1-d arrays become columns (n, 1), then along axis 1.
 template <array_element E>
 ndarray<E> column_stack(std::span<const ndarray<E>> arrays, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::column_stack"> nvtx;
   std::vector<ndarray<E>> a;
   for (const ndarray<E>& x : arrays) {
     a.push_back(x.ndim() < 2 ? detail::view_of(x, transpose_layout(detail::atleast_layout(x.layout(), 2))) : x);

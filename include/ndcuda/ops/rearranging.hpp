@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstring>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/ops/detail/arrange_kernels.hpp>
 #include <ndcuda/ops/joining.hpp>
 #include <ndcuda/ops/rearranging_views.hpp>
@@ -64,6 +65,7 @@ ndarray<E> triangle(const ndarray<E>& m, index_t k, int which) {
 template <array_element E>
 ndarray<E> pad(const ndarray<E>& a, const pad_width& width, pad_mode mode = pad_mode::constant,
                const pad_values& constant_values = 0.0) {
+  const ndcuda::detail::op_range<"nd::pad"> nvtx;
   const auto widths = width.resolve(a.ndim());
   detail::remap_request r;
   r.axes = detail::pad_plan(a.shape(), widths, mode);
@@ -80,6 +82,7 @@ ndarray<E> pad(const ndarray<E>& a, const pad_width& width, pad_mode mode = pad_
 /// flattened array and restores the shape.
 template <array_element E>
 ndarray<E> roll(const ndarray<E>& a, const std::vector<index_t>& shifts, const std::vector<index_t>& axes) {
+  const ndcuda::detail::op_range<"nd::roll"> nvtx;
   detail::remap_request r;
   r.axes = detail::roll_plan(a.shape(), shifts, axes);
   return detail::remap(a, r);
@@ -97,6 +100,7 @@ ndarray<E> roll(const ndarray<E>& a, index_t shift, std::optional<index_t> axis 
 /// end, the shorter padded with 1s in front).
 template <array_element E>
 ndarray<E> tile(const ndarray<E>& a, const std::vector<index_t>& reps) {
+  const ndcuda::detail::op_range<"nd::tile"> nvtx;
   detail::tile_plan_t plan = detail::tile_plan(a.shape(), reps);
   std::vector<index_t> leading;
   for (std::size_t d = 0; d < plan.in_shape.size() - a.shape().size(); ++d) {
@@ -114,6 +118,7 @@ ndarray<E> tile(const ndarray<E>& a, index_t reps) {
 /// np.repeat(a, count, axis): each element `count` times along `axis` (no axis: of the flattened array).
 template <array_element E>
 ndarray<E> repeat(const ndarray<E>& a, index_t count, std::optional<index_t> axis = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::repeat"> nvtx;
   const ndarray<E> in = axis ? a : detail::flat_of(a);
   const int ax = normalize_axis(axis.value_or(0), in.ndim());
   return detail::remap(in, detail::remap_request{detail::repeat_plan(in.shape(), ax, count)});
@@ -121,6 +126,7 @@ ndarray<E> repeat(const ndarray<E>& a, index_t count, std::optional<index_t> axi
 /// np.repeat(a, counts, axis) with one count per element along the axis (host counts).
 template <array_element E>
 ndarray<E> repeat(const ndarray<E>& a, const std::vector<index_t>& counts, std::optional<index_t> axis = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::repeat"> nvtx;
   const ndarray<E> in = axis ? a : detail::flat_of(a);
   const int ax = normalize_axis(axis.value_or(0), in.ndim());
   const index_t extent = in.shape()[static_cast<std::size_t>(ax)];
@@ -146,6 +152,7 @@ ndarray<E> repeat(const ndarray<E>& a, const std::vector<index_t>& counts, std::
 template <array_element E, array_element C>
 requires std::is_integral_v<C> ndarray<E> repeat(const ndarray<E>& a, const ndarray<C>& counts,
                                                  std::optional<index_t> axis = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::repeat"> nvtx;
   detail::refuse_host_wait(counts.stream(), "repeat with counts in device memory");
   const ndarray<E> in = axis ? a : detail::flat_of(a);
   const int ax = normalize_axis(axis.value_or(0), in.ndim());
@@ -180,17 +187,20 @@ requires std::is_integral_v<C> ndarray<E> repeat(const ndarray<E>& a, const ndar
 /// the rest zero. A 1-d input broadcasts to (n, n), as in NumPy.
 template <array_element E>
 ndarray<E> tril(const ndarray<E>& m, index_t k = 0) {
+  const ndcuda::detail::op_range<"nd::tril"> nvtx;
   return detail::triangle(m, k, 1);
 }
 /// np.triu: the upper triangle (j - i >= k) of the last two axes kept, the rest zero.
 template <array_element E>
 ndarray<E> triu(const ndarray<E>& m, index_t k = 0) {
+  const ndcuda::detail::op_range<"nd::triu"> nvtx;
   return detail::triangle(m, k, 2);
 }
 /// np.tri(N, M, k): ones at and below diagonal k of an N x M array (float64 by default, as NumPy).
 template <array_element E = double>
 ndarray<E> tri(index_t n, std::optional<index_t> m = std::nullopt, index_t k = 0,
                std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::tri"> nvtx;
   const index_t cols = m.value_or(n);
   if (n < 0 || cols < 0) {
     throw shape_error("negative dimensions are not allowed");
@@ -208,6 +218,7 @@ enum class meshgrid_indexing { xy, ij };
 template <array_element E>
 std::vector<ndarray<E>> meshgrid(const std::vector<ndarray<E>>& xs, meshgrid_indexing indexing = meshgrid_indexing::xy,
                                  bool sparse = false) {
+  const ndcuda::detail::op_range<"nd::meshgrid"> nvtx;
   const std::size_t n = xs.size();
   std::vector<ndarray<E>> out;
   for (std::size_t i = 0; i < n; ++i) {
@@ -238,6 +249,7 @@ std::vector<ndarray<E>> meshgrid(std::initializer_list<ndarray<E>> xs,
 /// (int64 by default, as NumPy's dtype=int).
 template <array_element E = std::int64_t>
 ndarray<E> indices(const shape_t& dimensions, std::optional<stream> s = std::nullopt) {
+  const ndcuda::detail::op_range<"nd::indices"> nvtx;
   const auto n = static_cast<index_t>(dimensions.size());
   shape_t shape{n};
   shape.insert(shape.end(), dimensions.begin(), dimensions.end());

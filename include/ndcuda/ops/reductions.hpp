@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <ndcuda/array/creation.hpp>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/reduce_engine.hpp>
 #include <ndcuda/ops/evaluate.hpp>
@@ -204,20 +205,24 @@ inline std::optional<std::vector<int>> one_axis(std::optional<int> axis) {
 #define NDCUDA_REDUCTION(fn, kind)                                                   \
   template <class D = void, array_operand X, reduce_option... O>                     \
   [[nodiscard]] auto fn(const X& x, const axes& ax, const O&... o) {                 \
+    const detail::op_range<"nd::" #fn> nvtx;                                         \
     return detail::reduce_with<detail::reduce_kind::kind, D>(x, ax.list(), o...);    \
   }                                                                                  \
   template <class D = void, array_operand X, reduce_option... O>                     \
   [[nodiscard]] auto fn(const X& x, const O&... o) {                                 \
+    const detail::op_range<"nd::" #fn> nvtx;                                         \
     return detail::reduce_with<detail::reduce_kind::kind, D>(x, std::nullopt, o...); \
   }
 // argmin/argmax: f(x [, axis] [, nd::keepdims] [, stream]) -> int64; no axis: the flat C-order index.
 #define NDCUDA_ARG_REDUCTION(fn, kind)                                                            \
   template <array_operand X, reduce_option... O>                                                  \
   [[nodiscard]] ndarray<std::int64_t> fn(const X& x, std::optional<int> axis, const O&... o) {    \
+    const detail::op_range<"nd::" #fn> nvtx;                                                      \
     return detail::reduce_with<detail::reduce_kind::kind, void>(x, detail::one_axis(axis), o...); \
   }                                                                                               \
   template <array_operand X, reduce_option... O>                                                  \
   [[nodiscard]] ndarray<std::int64_t> fn(const X& x, const O&... o) {                             \
+    const detail::op_range<"nd::" #fn> nvtx;                                                      \
     return detail::reduce_with<detail::reduce_kind::kind, void>(x, std::nullopt, o...);           \
   }
 
@@ -282,6 +287,7 @@ NDCUDA_ARG_REDUCTION(argmax, argmax)
 template <array_operand X, reduce_option... O>
 [[nodiscard]] auto norm(const X& x, double ord = 2, const axes& ax = {}, const O&... o) {
   static_assert(!(std::is_same_v<std::remove_cvref_t<O>, ddof> || ...), "nd::ddof applies to nd::var and nd::std only");
+  const detail::op_range<"nd::norm"> nvtx;
   const detail::reduce_options opt(o...);
   return detail::reduce_norm(x, ord, ax, opt.keepdims, opt.s);
 }
@@ -291,6 +297,7 @@ template <array_operand X, reduce_option... O>
 template <class X, class... A>
 auto all_t::operator()(const X& x, const A&... a) const {
   static_assert(array_operand<X>, "nd::all(x, ...) reduces an array or an expression");
+  const detail::op_range<"nd::all"> nvtx;
   if constexpr (sizeof...(A) > 0 && !(reduce_option<A> && ...)) {
     return [&x](const axes& ax, const auto&... o) {
       static_assert((reduce_option<decltype(o)> && ...),

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ndcuda/array/creation.hpp>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/ops/detail/device_algorithms.hpp>
 #include <ndcuda/ops/sorting.hpp>
 #include <optional>
@@ -42,6 +43,7 @@ void cumulative_into(scan_op op, dtype result, const leaf_ref& x, std::optional<
 
 template <class R, scan_op Op, class X>
 auto cumulative(const X& x, std::optional<index_t> axis, const stream& s) {
+  const ndcuda::detail::nvtx_scope nvtx(Op == scan_op::sum ? nvtx_name_of<"nd::cumsum"> : nvtx_name_of<"nd::cumprod">);
   const auto a = as_array(x);
   using T = typename decltype(a)::value_type;
   using out_t = std::remove_cv_t<scan_result_t<R, T>>;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
 #include <ndcuda/ops/detail/counting_support.hpp>
@@ -34,6 +35,7 @@ struct topk_result {
 /// data four or five times and sorts only the k candidates; many rows: a segmented sort.
 template <array_operand X>
 [[nodiscard]] auto topk(const X& x, index_t k, index_t axis, bool largest, const stream& s) {
+  const ndcuda::detail::op_range<"nd::topk"> nvtx;
   const auto a = detail::as_array(x);
   using T = typename decltype(a)::value_type;
   detail::check_sortable(dtype_of<T>, "topk");
@@ -101,6 +103,7 @@ void check_partition_axis(const ndarray<T>& a, index_t axis, const std::vector<i
 /// sorted array along the axis (one sort, NaN last), which meets the guarantee for every kth.
 template <array_operand X>
 [[nodiscard]] auto partition(const X& x, const std::vector<index_t>& kth, index_t axis = -1) {
+  const ndcuda::detail::op_range<"nd::partition"> nvtx;
   const auto a = detail::as_array(x);
   detail::check_partition_axis(a, axis, kth, "partition");
   return sort(a, axis);
@@ -115,6 +118,7 @@ template <array_operand X>
 /// argsort along the axis (which partitions for every kth; equal elements keep their order).
 template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> argpartition(const X& x, const std::vector<index_t>& kth, index_t axis = -1) {
+  const ndcuda::detail::op_range<"nd::argpartition"> nvtx;
   const auto a = detail::as_array(x);
   detail::check_partition_axis(a, axis, kth, "argpartition");
   return argsort(a, axis);
@@ -137,6 +141,7 @@ enum class choose_mode { raise, wrap, clip };
 template <array_operand I, array_element T>
 [[nodiscard]] ndarray<T> choose(const I& index, const std::vector<ndarray<T>>& choices,
                                 choose_mode mode = choose_mode::raise) {
+  const ndcuda::detail::op_range<"nd::choose"> nvtx;
   const auto a = detail::as_array(index);
   using A = typename decltype(a)::value_type;
   if constexpr (!is_integral(dtype_of<A>) && dtype_of<A> != dtype::bool_) {
@@ -173,6 +178,7 @@ template <array_operand I, array_element T>
 template <array_element T>
 [[nodiscard]] ndarray<T> select(const std::vector<ndarray<bool>>& conditions, const std::vector<ndarray<T>>& choices,
                                 T default_value = T{}) {
+  const ndcuda::detail::op_range<"nd::select"> nvtx;
   if (conditions.size() != choices.size()) {
     throw value_error("list of cases must be same length as list of conditions");
   }
@@ -201,6 +207,7 @@ void check_copyto_cast() {
 /// cast to dst's under the same_kind rule (NumPy's default). A C++ scalar is a weak value.
 template <array_element D, class S>
 void copyto(const ndarray<D>& dst, const S& src) {
+  const ndcuda::detail::op_range<"nd::copyto"> nvtx;
   if constexpr (array_operand<S>) {
     detail::check_copyto_cast<D, typename std::remove_cvref_t<S>::value_type>();
   }
@@ -210,6 +217,7 @@ void copyto(const ndarray<D>& dst, const S& src) {
 /// np.copyto(dst, src, where=mask): only where the mask (broadcast to dst) is true.
 template <array_element D, class S, array_operand M>
 void copyto(const ndarray<D>& dst, const S& src, const M& mask) {
+  const ndcuda::detail::op_range<"nd::copyto"> nvtx;
   if constexpr (array_operand<S>) {
     detail::check_copyto_cast<D, typename std::remove_cvref_t<S>::value_type>();
   }
@@ -255,6 +263,7 @@ struct unique_inverse_result {
 /// stream and refuses inside a graph capture (use the nd::size(k) overload there).
 template <array_operand X>
 [[nodiscard]] auto unique(const X& x, const unique_options& o) {
+  const ndcuda::detail::op_range<"nd::unique"> nvtx;
   const auto a = detail::as_array(x);
   using T = typename decltype(a)::value_type;
   detail::check_sortable(dtype_of<T>, "unique");
@@ -308,6 +317,7 @@ template <array_operand X>
 /// device, so it can be captured into a graph.
 template <array_operand X, class F>
 [[nodiscard]] auto unique(const X& x, static_size k, const F& fill) {
+  const ndcuda::detail::op_range<"nd::unique"> nvtx;
   const auto a = detail::as_array(x);
   using T = typename decltype(a)::value_type;
   detail::check_sortable(dtype_of<T>, "unique");
@@ -334,6 +344,7 @@ requires(!detail::is_std_complex<V>)
 template <array_operand A, class V, array_element I>
 [[nodiscard]] ndarray<std::int64_t> searchsorted(const A& sorted, const V& values, side which,
                                                  const ndarray<I>& sorter) {
+  const ndcuda::detail::op_range<"nd::searchsorted"> nvtx;
   const auto a = detail::as_array(sorted);
   using T = typename decltype(a)::value_type;
   static_assert(is_integral(dtype_of<I>), "searchsorted: sorter must hold integer positions");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <ndcuda/array/creation.hpp>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/ops/detail/device_algorithms.hpp>
 #include <ndcuda/ops/evaluate.hpp>
 #include <type_traits>
@@ -56,6 +57,7 @@ void searchsorted_into(const leaf_ref& sorted, const leaf_ref& values, side whic
 /// complex throws. Ordered on `s`, after x's stream.
 template <array_operand X>
 [[nodiscard]] auto sort(const X& x, index_t axis, const stream& s) {
+  const ndcuda::detail::op_range<"nd::sort"> nvtx;
   const auto a = detail::as_array(x);
   using T = typename decltype(a)::value_type;
   detail::check_sortable(dtype_of<T>, "sort");
@@ -75,6 +77,7 @@ template <array_operand X>
 /// elements (-0.0 and +0.0, NaNs of any sign or payload) keep their order.
 template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> argsort(const X& x, index_t axis, const stream& s) {
+  const ndcuda::detail::op_range<"nd::argsort"> nvtx;
   const auto a = detail::as_array(x);
   using T = typename decltype(a)::value_type;
   detail::check_sortable(dtype_of<T>, "argsort");
@@ -96,6 +99,7 @@ template <array_operand X>
 /// function that does) and throws capture_error while `s` is capturing a graph.
 template <array_operand X>
 [[nodiscard]] auto unique(const X& x, const stream& s) {
+  const ndcuda::detail::op_range<"nd::unique"> nvtx;
   const auto a = detail::as_array(x);
   using T = typename decltype(a)::value_type;
   detail::check_sortable(dtype_of<T>, "unique");
@@ -116,6 +120,7 @@ template <array_operand X>
 /// shape. Operands of different dtypes are promoted as NumPy does (promote_types) before comparing.
 template <array_operand A, array_operand V>
 [[nodiscard]] ndarray<std::int64_t> searchsorted(const A& sorted, const V& values, side which, const stream& s) {
+  const ndcuda::detail::op_range<"nd::searchsorted"> nvtx;
   const auto a = detail::as_array(sorted);
   const auto v = detail::as_array(values);
   using TA = typename decltype(a)::value_type;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/ops/functions.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/scans.hpp>
@@ -46,6 +47,7 @@ ndarray<T> take_rows(const ndarray<T>& a, const ndarray<std::int64_t>& idx, cons
 namespace ndcuda::random {
 
 inline ndarray<std::int64_t> generator::permutation(index_t n, stream_arg sa) const {
+  const ndcuda::detail::op_range<"generator::permutation"> nvtx;
   const stream s = sa.get();
   if (n < 0) {
     throw error("permutation: n = " + std::to_string(n) + " is negative; pass a size >= 0");
@@ -56,6 +58,7 @@ inline ndarray<std::int64_t> generator::permutation(index_t n, stream_arg sa) co
 
 template <class T>
 ndarray<T> generator::permutation(const ndarray<T>& x, int axis, stream_arg sa) const {
+  const ndcuda::detail::op_range<"generator::permutation"> nvtx;
   const stream s = sa.get();
   if (x.ndim() == 0) {
     throw error("permutation: x must be an integer or at least 1-dimensional (NumPy's message)");
@@ -68,6 +71,7 @@ ndarray<T> generator::permutation(const ndarray<T>& x, int axis, stream_arg sa) 
 
 template <class T>
 void generator::shuffle(const ndarray<T>& x, int axis, stream_arg sa) const {
+  const ndcuda::detail::op_range<"generator::shuffle"> nvtx;
   const stream s = sa.get();
   const ndarray<T> shuffled = permutation(x, axis, s);
   x.on_stream(s)(ellipsis) = shuffled;
@@ -75,6 +79,7 @@ void generator::shuffle(const ndarray<T>& x, int axis, stream_arg sa) const {
 
 template <class T>
 ndarray<T> generator::permuted(const ndarray<T>& x, std::optional<int> axis, stream_arg sa) const {
+  const ndcuda::detail::op_range<"generator::permuted"> nvtx;
   const stream s = sa.get();
   if (!axis) {
     return permutation(x.on_stream(s).copy().reshape({-1}), 0, s).reshape(x.shape());
@@ -135,6 +140,7 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
 template <class T>
 ndarray<T> generator::choice(const ndarray<T>& a, const shape_t& size, bool replace,
                              const std::optional<ndarray<double>>& p, stream_arg sa) const {
+  const ndcuda::detail::op_range<"generator::choice"> nvtx;
   const stream s = sa.get();
   if (a.ndim() == 0) {
     throw error("choice: a must be a positive integer or at least 1-dimensional (NumPy's ValueError)");
@@ -148,6 +154,7 @@ ndarray<T> generator::choice(const ndarray<T>& a, const shape_t& size, bool repl
 
 inline ndarray<std::int64_t> generator::choice(index_t n, const shape_t& size, bool replace,
                                                const std::optional<ndarray<double>>& p, stream_arg sa) const {
+  const ndcuda::detail::op_range<"generator::choice"> nvtx;
   const stream s = sa.get();
   if (n < 0) {
     throw error("choice: a must be a positive integer, got " + std::to_string(n));

@@ -13,10 +13,15 @@
 
 namespace ndcuda::detail {
 
-/// Source text of a subexpression and the CUDA type (as a dtype) that text has.
+/// Source text of a subexpression and the CUDA type (as a dtype) that text has; `label` spells it
+/// as the user wrote it ("a*b + c", arrays lettered by input, scalars s0, s1...) for the NVTX range,
+/// `precedence` that label's C++ operator precedence (higher binds tighter), for its parentheses.
 struct node_code {
   std::string text;
   dtype value;
+  std::string label{};
+  int precedence = label_atom;
+  static constexpr int label_atom = 100;
 };
 
 /// The kernel's names for input array `index` ("in3") and scalar parameter `index` ("s0"). Out of
@@ -26,8 +31,15 @@ struct node_code {
 [[nodiscard]] std::string scalar_name(int index);
 
 /// `args` converted to `input`'s compute type and combined as `s` spells; the result has
-/// compute_type(result).
-[[nodiscard]] node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args);
+/// compute_type(result). `name` is the ufunc's (operation::name), for the label.
+[[nodiscard]] node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args,
+                                       const char* name = "");
+
+/// The label of a node that spells itself (a random draw): name(arg labels).
+[[nodiscard]] std::string call_label(const char* name, std::span<const node_code> args);
+
+/// The labels of array input `index` ("a", "b", ..., "z", "in26") and scalar `index` ("s0").
+[[nodiscard]] std::string input_label(int index);
 
 /// `c`'s text converted to dtype `to` (unchanged when it already has that type).
 [[nodiscard]] std::string converted_code(dtype to, const node_code& c);
@@ -39,11 +51,13 @@ struct node_code {
 /// `leaves`: the one call every launch path over leaf_refs makes (elementwise, reductions).
 void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves);
 
-/// The engine state for a generated body (a fresh one; callers cache it per expression type).
+/// The engine state for a generated body (a fresh one; callers cache it per expression type). Its
+/// NVTX range is "elementwise <label>", registered here once.
 [[nodiscard]] std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std::string& body,
                                                                                     const char* name, dtype out,
                                                                                     std::span<const leaf_ref> inputs,
-                                                                                    std::span<const dtype> scalars);
+                                                                                    std::span<const dtype> scalars,
+                                                                                    const std::string& label = {});
 
 /// Runs the fused kernel writing `out` (broadcasting the inputs to its shape) on out's stream,
 /// after each input's stream; through a temporary when an input overlaps `out` differently.
