@@ -83,8 +83,13 @@ foreach(module ${modules})
   foreach(flag ${flags})
     if(flag MATCHES "^-L(.+)$")
       list(APPEND dirs ${CMAKE_MATCH_1})
+    elseif(flag MATCHES "^-Wl,-rpath,(.+)$")
+      # A library in a system folder (NCCL from Debian's libnccl-dev) needs no -L, only its rpath.
+      list(APPEND dirs ${CMAKE_MATCH_1})
     endif()
   endforeach()
+  # The linker's default folders, which need no -L either.
+  list(APPEND dirs /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib /lib)
   foreach(flag ${flags})
     if(flag MATCHES "^-l:?(.+)$")
       set(name ${CMAKE_MATCH_1})
