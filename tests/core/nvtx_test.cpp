@@ -11,6 +11,7 @@
 #include "jit/elementwise_state.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/nvtx_names.hpp"
 
 namespace nd = ndcuda;
 
@@ -18,10 +19,7 @@ namespace {
 
 using nd::testing::fake;
 
-bool registered(const std::string& name) {
-  const std::vector<std::string> names = nd::detail::nvtx_registered_names();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+using nd::testing::nvtx_name_registered;
 
 std::size_t times_registered(const std::string& name) {
   const std::vector<std::string> names = nd::detail::nvtx_registered_names();
@@ -53,7 +51,7 @@ void expect_throws_after_range(F&& f) {
 
 TEST(Nvtx, NameRegistersOnceAndKeepsItsHandle) {
   static constinit nd::detail::nvtx_name name{"test::registered_once"};
-  EXPECT_FALSE(registered("test::registered_once"));
+  EXPECT_FALSE(nvtx_name_registered("test::registered_once"));
   void* first = name.handle();
   void* second = name.handle();
   EXPECT_EQ(first, second);
@@ -88,7 +86,7 @@ TEST(Nvtx, OpsOpenTheirRangeBeforeCheckingArguments) {
   expect_throws_after_range([&] { (void)nd::concatenate({x, fake<float>({6})}, 5); });
   for (const char* name : {"nd::sum", "nd::var", "nd::argmax", "nd::cumsum", "nd::sort", "nd::argsort", "nd::topk",
                            "nd::searchsorted", "nd::concatenate"}) {
-    EXPECT_TRUE(registered(name)) << name;
+    EXPECT_TRUE(nvtx_name_registered(name)) << name;
   }
 }
 
@@ -157,7 +155,7 @@ TEST(NvtxGpu, OpsRunInsideTheirRanges) {
   EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
   for (const char* name : {"nd::asarray", "elementwise a*b+c", "ndarray::to_host", "nd::sum", "ndarray::astype",
                            "ndarray::item", "nd::sort"}) {
-    EXPECT_TRUE(registered(name)) << name;
+    EXPECT_TRUE(nvtx_name_registered(name)) << name;
   }
   // The kernel launch inside is its own range, named after the generated kernel (what ncu's
   // --kernel-name matches).

@@ -12,6 +12,7 @@
 
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/nvtx_names.hpp"
 
 namespace nd = ndcuda;
 
@@ -19,10 +20,7 @@ namespace {
 
 using nd::testing::fake;
 
-bool registered(const std::string& name) {
-  const std::vector<std::string> names = nd::detail::nvtx_registered_names();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+using nd::testing::nvtx_name_registered;
 
 }  // namespace
 
@@ -36,7 +34,7 @@ TEST(NvtxLinalg, EntryPointsOpenTheirRangeFirst) {
   EXPECT_THROW((void)nd::einsum("ij,jk->ik", a, b), nd::error);  // j is 5 and 3
   EXPECT_THROW((void)nd::fft::fft(c, 0), nd::error);             // zero points
   for (const char* name : {"nd::matmul", "nd::linalg::solve", "nd::linalg::inv", "nd::einsum", "nd::fft::fft"}) {
-    EXPECT_TRUE(registered(name)) << name;
+    EXPECT_TRUE(nvtx_name_registered(name)) << name;
   }
 }
 
@@ -67,6 +65,6 @@ TEST(NvtxLinalgGpu, MatmulRunsInsideItsRange) {
       EXPECT_NEAR(got[i * n + j], want, 1e-12) << "at (" << i << ", " << j << ")";
     }
   }
-  EXPECT_TRUE(registered("nd::matmul"));
-  EXPECT_TRUE(registered("ndarray::to_host"));
+  EXPECT_TRUE(nvtx_name_registered("nd::matmul"));
+  EXPECT_TRUE(nvtx_name_registered("ndarray::to_host"));
 }
