@@ -7,7 +7,9 @@ set(ndcuda_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/ndcuda)
 # One export set per library: the config includes ndcuda::linalg's and ndcuda::dist's only when
 # their dependencies (math libraries, NCCL) are found on the user's machine, so a program that
 # uses neither configures without them.
-install(TARGETS ndcuda EXPORT ndcudaTargets
+# ndcuda's archive and the nvcc-compiled ops' (ndcuda_cub, see src/CMakeLists.txt): ndcuda::ndcuda
+# links both.
+install(TARGETS ndcuda ndcuda_cub EXPORT ndcudaTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}

@@ -14,12 +14,17 @@ endif()
 
 # The libraries are static unless BUILD_SHARED_LIBS: then what they link privately must be on the
 # user's link line too; a shared ndcuda needs it only for static linking (Libs.private).
+# A static ndcuda comes as two archives, the nvcc-compiled ops' between two mentions of ndcuda's, as
+# each calls into the other (src/CMakeLists.txt); the second is -l:libndcuda.a because pkg-config
+# drops a repeated -lndcuda (keeping the last). A shared ndcuda carries both.
 if(BUILD_SHARED_LIBS)
   set(ndcuda_pc_private "Libs.private:")
   set(ndcuda_pc_rpath_self " -Wl,-rpath,\${libdir}")
+  set(ndcuda_pc_self "-lndcuda")
 else()
   set(ndcuda_pc_private "")
   set(ndcuda_pc_rpath_self "")
+  set(ndcuda_pc_self "-lndcuda -lndcuda_cub -l:libndcuda.a")
 endif()
 # The toolkit's folders, with an rpath: CUDA usually lives outside the loader's default path.
 list(GET CUDAToolkit_INCLUDE_DIRS 0 ndcuda_pc_cuda_include)
@@ -60,7 +65,7 @@ endfunction()
 # program starts (and says "no CUDA device") on a machine without a driver.
 ndcuda_write_pc(ndcuda "NumPy-like ndarray<T> on NVIDIA GPUs for C++20 (needs -std=c++20)" ""
   "${ndcuda_pc_cflags}"
-  "-L\${libdir}${ndcuda_pc_rpath_self} -lndcuda ${ndcuda_pc_cuda_libs} -lcudart"
+  "-L\${libdir}${ndcuda_pc_rpath_self} ${ndcuda_pc_self} ${ndcuda_pc_cuda_libs} -lcudart"
   "-lnvrtc -ldl")
 ndcuda_write_pc(ndcuda-linalg "ndcuda's linalg and fft (cuBLAS, cuBLASLt, cuSOLVER, cuFFT)" ndcuda
   "-DNDCUDA_HAS_LINALG=1" "-L\${libdir} -lndcuda_linalg"
