@@ -3,6 +3,7 @@
 /// maximum/minimum, where, clip, complex parts. Builds on ops/operators.hpp (the same lazy nodes).
 #pragma once
 
+#include <ndcuda/ops/math_functions.hpp>
 #include <ndcuda/ops/operators.hpp>
 
 namespace ndcuda {
