@@ -111,12 +111,13 @@ __forceinline__ complex<T> nd_sinc(const complex<T>& z) {
   return sin(y) / y;
 }
 
-// np.i0: the modified Bessel function of the first kind, order 0 (even, inf at +-inf).
+// np.i0: the modified Bessel function of the first kind, order 0 (even). NumPy's series gives NaN
+// at +-inf (exp(x) / sqrt(x) is inf / inf there), and so does this, to keep ported code's results.
 __forceinline__ float nd_i0(float x) {
-  return ::cyl_bessel_i0f(x);
+  return ::isinf(x) ? x - x : ::cyl_bessel_i0f(x);
 }
 __forceinline__ double nd_i0(double x) {
-  return ::cyl_bessel_i0(x);
+  return ::isinf(x) ? x - x : ::cyl_bessel_i0(x);
 }
 
 // ---- arcsinh, arccosh, arctanh: reals through CUDA's functions, complex through complex.cuh ---
@@ -182,9 +183,19 @@ __forceinline__ T nd_reciprocal(T a) {
     return T(1) / a;
   }
 }
+// Complex: NumPy's loop (Smith's method on 1 / z), so 1 / 0j is nan+nanj as in NumPy.
 template <class T>
 __forceinline__ complex<T> nd_reciprocal(const complex<T>& z) {
-  return T(1) / z;
+  const T re = z.real();
+  const T im = z.imag();
+  if (::fabs(re) >= ::fabs(im)) {
+    const T r = im / re;
+    const T d = re + im * r;
+    return complex<T>(T(1) / d, -r / d);
+  }
+  const T r = re / im;
+  const T d = re * r + im;
+  return complex<T>(r / d, T(-1) / d);
 }
 template <class T>
 __forceinline__ T nd_positive(T a) {
@@ -237,6 +248,48 @@ __forceinline__ T nd_lcm(T a, T b) {
   const U gm = g & mask;
   if (gm == U(0)) return T(0);
   return T((x / gm) * y);
+}
+
+// ---- isposinf, isneginf, isreal, iscomplex: bool results ----------------------------------------
+
+template <class T>
+__forceinline__ bool nd_isposinf(T a) {
+  if constexpr (detail::is_int<T>::value) {
+    return false;
+  } else {
+    return ::isinf(a) && a > T(0);
+  }
+}
+template <class T>
+__forceinline__ bool nd_isneginf(T a) {
+  if constexpr (detail::is_int<T>::value) {
+    return false;
+  } else {
+    return ::isinf(a) && a < T(0);
+  }
+}
+__forceinline__ bool nd_isposinf(bool) {
+  return false;
+}
+__forceinline__ bool nd_isneginf(bool) {
+  return false;
+}
+// np.isreal / np.iscomplex test the imaginary part (zero or not); real dtypes have none.
+template <class T>
+__forceinline__ bool nd_isreal(T) {
+  return true;
+}
+template <class T>
+__forceinline__ bool nd_isreal(const complex<T>& z) {
+  return z.imag() == T(0);
+}
+template <class T>
+__forceinline__ bool nd_iscomplex(T) {
+  return false;
+}
+template <class T>
+__forceinline__ bool nd_iscomplex(const complex<T>& z) {
+  return z.imag() != T(0);
 }
 
 }  // namespace ndcuda

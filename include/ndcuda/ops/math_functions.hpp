@@ -67,6 +67,26 @@ template <array_operand A>
 [[nodiscard]] auto i0(A&& a) {
   return detail::unary<detail::i0_op>(std::forward<A>(a));
 }
+/// NumPy's isposinf: true where an element is +inf (never for integers); complex refused.
+template <array_operand A>
+[[nodiscard]] auto isposinf(A&& a) {
+  return detail::unary<detail::isposinf_op>(std::forward<A>(a));
+}
+/// NumPy's isneginf: true where an element is -inf (never for integers); complex refused.
+template <array_operand A>
+[[nodiscard]] auto isneginf(A&& a) {
+  return detail::unary<detail::isneginf_op>(std::forward<A>(a));
+}
+/// NumPy's isreal: true where the imaginary part is zero (everywhere for real dtypes).
+template <array_operand A>
+[[nodiscard]] auto isreal(A&& a) {
+  return detail::unary<detail::isreal_op>(std::forward<A>(a));
+}
+/// NumPy's iscomplex: true where the imaginary part is nonzero (nowhere for real dtypes).
+template <array_operand A>
+[[nodiscard]] auto iscomplex(A&& a) {
+  return detail::unary<detail::iscomplex_op>(std::forward<A>(a));
+}
 /// NumPy's radians, the same as deg2rad.
 template <array_operand A>
 [[nodiscard]] auto radians(A&& a) {

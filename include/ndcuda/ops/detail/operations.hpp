@@ -265,6 +265,12 @@ NDCUDA_OPERATION(lcm, "ndcuda::nd_lcm", call, same, same, integer_only,
 NDCUDA_OPERATION(sinc, "ndcuda::nd_sinc", call, float64_for_int, float64_for_int, any_type, "")
 NDCUDA_OPERATION(i0, "ndcuda::nd_i0", call, float64_for_int, float64_for_int, real_number,
                  "i0 not supported for complex values")
+NDCUDA_OPERATION(isposinf, "ndcuda::nd_isposinf", call, same, to_bool, real_number,
+                 "isposinf: This operation is not supported for complex values because it would be ambiguous.")
+NDCUDA_OPERATION(isneginf, "ndcuda::nd_isneginf", call, same, to_bool, real_number,
+                 "isneginf: This operation is not supported for complex values because it would be ambiguous.")
+NDCUDA_OPERATION(isreal, "ndcuda::nd_isreal", call, same, to_bool, any_type, "")
+NDCUDA_OPERATION(iscomplex, "ndcuda::nd_iscomplex", call, same, to_bool, any_type, "")
 #undef NDCUDA_OPERATION
 
 }  // namespace ndcuda::detail
