@@ -368,3 +368,6 @@ __forceinline__ double nd_arctan2(double y, double x) {
 }
 
 }  // namespace ndcuda
+
+// The ufuncs of issue 19 (hypot, fmod, gcd, sinc, ...): a file of their own, to keep each small.
+#include "ndcuda/ufuncs_more.cuh"

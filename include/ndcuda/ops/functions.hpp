@@ -3,7 +3,9 @@
 /// maximum/minimum, where, clip, complex parts. Builds on ops/operators.hpp (the same lazy nodes).
 #pragma once
 
+#include <ndcuda/ops/math_functions.hpp>
 #include <ndcuda/ops/operators.hpp>
+#include <optional>
 
 namespace ndcuda {
 
@@ -216,6 +218,16 @@ requires(array_operand<C> || array_operand<A> || array_operand<B>)
 template <array_operand A, operand L, operand H>
 [[nodiscard]] auto clip(A&& a, L&& lo, H&& hi) {
   return minimum(maximum(std::forward<A>(a), std::forward<L>(lo)), std::forward<H>(hi));
+}
+/// NumPy's clip(a, None, hi): only an upper bound, minimum(a, hi).
+template <array_operand A, operand H>
+[[nodiscard]] auto clip(A&& a, std::nullopt_t, H&& hi) {
+  return minimum(std::forward<A>(a), std::forward<H>(hi));
+}
+/// NumPy's clip(a, lo, None): only a lower bound, maximum(a, lo).
+template <array_operand A, operand L>
+[[nodiscard]] auto clip(A&& a, L&& lo, std::nullopt_t) {
+  return maximum(std::forward<A>(a), std::forward<L>(lo));
 }
 
 }  // namespace ndcuda

@@ -51,6 +51,15 @@ constexpr dtype int8_for_bool(dtype p) noexcept {
 constexpr dtype float_of(dtype p) noexcept {
   return is_floating(p) || is_complex(p) ? p : promote_types(p, dtype::float16);
 }
+/// float_power computes in float64 (complex128 for complex operands), whatever the inputs.
+constexpr dtype float64_of(dtype p) noexcept {
+  return is_complex(p) ? dtype::complex128 : dtype::float64;
+}
+/// np.sinc and np.i0 are Python functions, not loops: integers and bools become float64 (as
+/// `pi * x` and `x.astype(float)` make them), floats and complex keep their dtype.
+constexpr dtype float64_for_int(dtype p) noexcept {
+  return is_int_kind(p) || is_bool(p) ? dtype::float64 : p;
+}
 /// abs, real, imag of complex give the part's type.
 constexpr dtype part_of(dtype p) noexcept {
   return p == dtype::complex64 ? dtype::float32 : p == dtype::complex128 ? dtype::float64 : p;
@@ -77,6 +86,13 @@ constexpr bool real_number(dtype t) noexcept {
 }
 constexpr bool real_not_bool(dtype t) noexcept {
   return !is_complex(t) && t != dtype::bool_;
+}
+/// nextafter and spacing step through the representation of the loop's float type; the kernels
+/// compute float16/bfloat16 in float, so those (and the int8/uint8/bool that become float16) are
+/// refused rather than stepped by float's ulp.
+constexpr bool real_not_half(dtype t) noexcept {
+  const dtype f = float_of(t);
+  return !is_complex(t) && f != dtype::float16 && f != dtype::bfloat16;
 }
 
 /// An operation: `Input` is the dtype the operands are converted to, `Result` the node's dtype
@@ -208,6 +224,53 @@ NDCUDA_OPERATION(arctan, "ndcuda::nd_arctan", call, float_of, float_of, any_type
 NDCUDA_OPERATION(sinh, "ndcuda::nd_sinh", call, float_of, float_of, any_type, "")
 NDCUDA_OPERATION(cosh, "ndcuda::nd_cosh", call, float_of, float_of, any_type, "")
 NDCUDA_OPERATION(tanh, "ndcuda::nd_tanh", call, float_of, float_of, any_type, "")
+// Issue 19: the rest of NumPy's math ufuncs. Messages are NumPy's TypeError text, plus the fix.
+NDCUDA_OPERATION(hypot, "ndcuda::nd_hypot", call, float_of, float_of, real_number,
+                 "ufunc 'hypot' not supported for the input types (complex): use abs() of the complex number")
+NDCUDA_OPERATION(arcsinh, "ndcuda::nd_arcsinh", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(arccosh, "ndcuda::nd_arccosh", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(arctanh, "ndcuda::nd_arctanh", call, float_of, float_of, any_type, "")
+NDCUDA_OPERATION(square, "ndcuda::nd_square", call, int8_for_bool, int8_for_bool, any_type, "")
+NDCUDA_OPERATION(reciprocal, "ndcuda::nd_reciprocal", call, int8_for_bool, int8_for_bool, any_type, "")
+NDCUDA_OPERATION(positive, "ndcuda::nd_positive", call, same, same, not_bool,
+                 "ufunc 'positive' did not contain a loop with signature matching types (bool): use astype() to a "
+                 "numeric dtype")
+NDCUDA_OPERATION(copysign, "ndcuda::nd_copysign", call, float_of, float_of, real_number,
+                 "ufunc 'copysign' not supported for the input types (complex)")
+NDCUDA_OPERATION(signbit, "ndcuda::nd_signbit", call, float_of, to_bool, real_number,
+                 "ufunc 'signbit' not supported for the input types (complex): test real() or imag()")
+NDCUDA_OPERATION(logaddexp, "ndcuda::nd_logaddexp", call, float_of, float_of, real_number,
+                 "ufunc 'logaddexp' not supported for the input types (complex)")
+NDCUDA_OPERATION(logaddexp2, "ndcuda::nd_logaddexp2", call, float_of, float_of, real_number,
+                 "ufunc 'logaddexp2' not supported for the input types (complex)")
+NDCUDA_OPERATION(deg2rad, "ndcuda::nd_deg2rad", call, float_of, float_of, real_number,
+                 "ufunc 'deg2rad' not supported for the input types (complex)")
+NDCUDA_OPERATION(rad2deg, "ndcuda::nd_rad2deg", call, float_of, float_of, real_number,
+                 "ufunc 'rad2deg' not supported for the input types (complex)")
+NDCUDA_OPERATION(heaviside, "ndcuda::nd_heaviside", call, float_of, float_of, real_number,
+                 "ufunc 'heaviside' not supported for the input types (complex)")
+NDCUDA_OPERATION(float_power, "ndcuda::nd_float_power", call, float64_of, float64_of, any_type, "")
+NDCUDA_OPERATION(fmod, "ndcuda::nd_fmod", call, int8_for_bool, int8_for_bool, real_number,
+                 "ufunc 'fmod' not supported for the input types (complex)")
+NDCUDA_OPERATION(nextafter, "ndcuda::nd_nextafter", call, float_of, float_of, real_not_half,
+                 "nextafter of complex, float16 or bfloat16 (or int8/uint8/bool, which become float16) is not "
+                 "supported: use astype<float>() first")
+NDCUDA_OPERATION(spacing, "ndcuda::nd_spacing", call, float_of, float_of, real_not_half,
+                 "spacing of complex, float16 or bfloat16 (or int8/uint8/bool, which become float16) is not "
+                 "supported: use astype<float>() first")
+NDCUDA_OPERATION(gcd, "ndcuda::nd_gcd", call, same, same, integer_only,
+                 "ufunc 'gcd' did not contain a loop with signature matching types: gcd needs integer operands")
+NDCUDA_OPERATION(lcm, "ndcuda::nd_lcm", call, same, same, integer_only,
+                 "ufunc 'lcm' did not contain a loop with signature matching types: lcm needs integer operands")
+NDCUDA_OPERATION(sinc, "ndcuda::nd_sinc", call, float64_for_int, float64_for_int, any_type, "")
+NDCUDA_OPERATION(i0, "ndcuda::nd_i0", call, float64_for_int, float64_for_int, real_number,
+                 "i0 not supported for complex values")
+NDCUDA_OPERATION(isposinf, "ndcuda::nd_isposinf", call, same, to_bool, real_number,
+                 "isposinf: This operation is not supported for complex values because it would be ambiguous.")
+NDCUDA_OPERATION(isneginf, "ndcuda::nd_isneginf", call, same, to_bool, real_number,
+                 "isneginf: This operation is not supported for complex values because it would be ambiguous.")
+NDCUDA_OPERATION(isreal, "ndcuda::nd_isreal", call, same, to_bool, any_type, "")
+NDCUDA_OPERATION(iscomplex, "ndcuda::nd_iscomplex", call, same, to_bool, any_type, "")
 #undef NDCUDA_OPERATION
 
 }  // namespace ndcuda::detail
