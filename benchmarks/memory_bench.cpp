@@ -335,6 +335,46 @@ void d2h_pageable_cudaMemcpy_baseline(benchmark::State& state) {
                   [&] { NDCUDA_CUDA_CHECK(cudaMemcpy(b.pageable.get(), b.device, bytes, cudaMemcpyDeviceToHost)); });
 }
 
+/// Reading a 1-d float32 array back into a NEW host buffer, as a program does: the buffer's
+/// allocation and first touch are part of the time (its release is not).
+template <class Read>
+void time_new_buffer_reads(benchmark::State& state, Read&& read) {
+  if (!have_gpu(state)) return;
+  const std::size_t bytes = static_cast<std::size_t>(state.range(0)) * MiB;
+  const nd::ndarray<float> a = nd::full<float>({static_cast<nd::index_t>(bytes / sizeof(float))}, 1.5f);
+  a.stream().synchronize();
+  for (auto _ : state) {
+    const auto begin = std::chrono::steady_clock::now();
+    auto host = read(a);
+    const auto end = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(host.data());
+    state.SetIterationTime(std::chrono::duration<double>(end - begin).count());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes));
+}
+
+void to_host_new_std_vector_ndcuda(benchmark::State& state) {
+  time_new_buffer_reads(state, [](const nd::ndarray<float>& a) { return a.to_host(); });
+}
+
+void to_host_vector_new_ndcuda(benchmark::State& state) {
+  time_new_buffer_reads(state, [](const nd::ndarray<float>& a) { return a.to_host_vector(); });
+}
+
+/// The baseline: cudaMemcpy into a fresh `new float[n]` (no zero fill), as cupy.asnumpy does into
+/// np.empty; the driver stages it.
+void new_buffer_cudaMemcpy_baseline(benchmark::State& state) {
+  struct fresh_buffer {
+    std::unique_ptr<float[]> elements;
+    [[nodiscard]] float* data() const { return elements.get(); }
+  };
+  time_new_buffer_reads(state, [](const nd::ndarray<float>& a) {
+    fresh_buffer host{std::unique_ptr<float[]>(new float[static_cast<std::size_t>(a.size())])};
+    NDCUDA_CUDA_CHECK(cudaMemcpy(host.data(), a.data(), a.nbytes(), cudaMemcpyDeviceToHost));
+    return host;
+  });
+}
+
 /// What pinned detection costs per copy: the driver walk over a cudaHostAlloc block.
 void classify_pinned_range(benchmark::State& state) {
   if (!have_gpu(state)) return;
@@ -372,4 +412,6 @@ NDCUDA_TRANSFER_PAIR(h2d_pageable_ndcuda, h2d_pageable_cudaMemcpy_baseline, 256)
 NDCUDA_TRANSFER_PAIR(h2d_pageable_ndcuda, h2d_pageable_cudaMemcpy_baseline, 1024);
 NDCUDA_TRANSFER_PAIR(d2h_pageable_ndcuda, d2h_pageable_cudaMemcpy_baseline, 256);
 NDCUDA_TRANSFER_PAIR(d2h_pageable_ndcuda, d2h_pageable_cudaMemcpy_baseline, 1024);
+NDCUDA_TRANSFER_PAIR(to_host_new_std_vector_ndcuda, new_buffer_cudaMemcpy_baseline, 1024);
+BENCHMARK(to_host_vector_new_ndcuda)->Arg(1024)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(classify_pinned_range)->Arg(256)->Arg(1024)->Unit(benchmark::kMicrosecond);

@@ -9,6 +9,7 @@
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/event.hpp>
 #include <ndcuda/memory/default_resource.hpp>
+#include <ndcuda/memory/host_vector.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <thread>
 #include <vector>
@@ -326,6 +327,21 @@ transfer_path transfer_engine::copy_to_host(std::shared_ptr<void> dst_host, cons
     impl_->keep_until_done(std::move(dst_host), s);  // staged and driver paths have written it already
   }
   return path;
+}
+
+void transfer_engine::populate(void* host, std::size_t bytes) {
+  const ndcuda::detail::op_range<"nd::populate_host_pages"> nvtx;
+  constexpr std::size_t slice = std::size_t{32} << 20;  // page population scales well across threads
+  const std::size_t slices = std::min<std::size_t>(impl_->options.host_threads, (bytes + slice - 1) / slice);
+  if (slices <= 1) {
+    (void)detail::populate_pages(host, bytes);
+    return;
+  }
+  const std::size_t per = (bytes / slices + slice - 1) / slice * slice;
+  impl_->workers().run(slices, [&](std::size_t i) {
+    const std::size_t begin = std::min(bytes, i * per);
+    (void)detail::populate_pages(static_cast<char*>(host) + begin, std::min(bytes, begin + per) - begin);
+  });
 }
 
 std::size_t transfer_engine::collect() {

@@ -107,7 +107,7 @@ TEST(CheckedSize, ViewBytesMustExist) {
 
 TEST(CheckedSize, HostAllocationFailureIsOutOfMemoryNamingTheHost) {
   try {
-    (void)nd::host_vector<float>(std::size_t{1} << 60, "to_host()");  // 4 EiB
+    (void)nd::checked_host_vector<float>(std::size_t{1} << 60, "to_host()");  // 4 EiB
     FAIL() << "4 EiB of host memory was allocated";
   } catch (const nd::out_of_memory& e) {
     const std::string what = e.what();
@@ -115,12 +115,12 @@ TEST(CheckedSize, HostAllocationFailureIsOutOfMemoryNamingTheHost) {
     EXPECT_TRUE(contains(what, "host memory")) << what;
     EXPECT_TRUE(contains(what, "4611686018427387904 bytes")) << what;
   }
-  EXPECT_THROW(EXPECT_EQ(nd::host_vector<double>(std::numeric_limits<std::size_t>::max() / 4, "x").size(), 0U),
+  EXPECT_THROW(EXPECT_EQ(nd::checked_host_vector<double>(std::numeric_limits<std::size_t>::max() / 4, "x").size(), 0U),
                nd::out_of_memory);
   // Used, so that the compiler cannot drop the allocation.
   EXPECT_THROW(EXPECT_EQ(nd::host_array<bool>(std::numeric_limits<std::size_t>::max(), "x").get(), nullptr),
                nd::out_of_memory);
-  EXPECT_EQ(nd::host_vector<int>(5, "x").size(), 5U);
+  EXPECT_EQ(nd::checked_host_vector<int>(5, "x").size(), 5U);
 }
 
 TEST(CheckedShapes, SizeOverflowAndNegativeExtents) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <ndcuda/array/detail/host_read.hpp>
 #include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/array/format.hpp>
 #include <ndcuda/array/view_math.hpp>
@@ -322,16 +323,15 @@ class ndarray {
   /// is capturing a graph); out_of_memory naming the host when the host copy cannot be allocated.
   [[nodiscard]] std::vector<E> to_host() const {
     const ndcuda::detail::op_range<"ndarray::to_host"> nvtx;
-    std::vector<E> out = host_vector<E>(static_cast<std::size_t>(size()), "to_host()");
-    if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
-      // std::vector<bool> packs bits: read into bytes, then unpack.
-      std::unique_ptr<bool[]> bytes = host_array<bool>(out.size() + 1, "to_host()");
-      read_into(bytes.get(), "to_host()");
-      std::copy(bytes.get(), bytes.get() + out.size(), out.begin());
-    } else {
-      read_into(out.data(), "to_host()");
-    }
-    return out;
+    return read_host<std::vector<E>>("to_host()");
+  }
+
+  /// As to_host(), into an nd::host_vector: a std::vector whose elements are not zero-filled
+  /// before the copy overwrites them, and whose pages are faulted in by the copy's threads. For
+  /// large arrays several times faster than to_host(), whose std::vector must be zeroed serially.
+  [[nodiscard]] host_vector<E> to_host_vector() const {
+    const ndcuda::detail::op_range<"ndarray::to_host_vector"> nvtx;
+    return read_host<host_vector<E>>("to_host_vector()");
   }
 
   /// Copies the elements, in C order, to `dst` (size() elements) ordered on `s` after this array's
@@ -430,6 +430,27 @@ class ndarray {
 
   [[nodiscard]] ndarray view(view_layout layout) const {
     return ndarray(owner_, base_, std::move(layout), device_, stream_);
+  }
+
+  template <class Vector>
+  Vector read_host(const char* what) const {
+    const auto n = static_cast<std::size_t>(size());
+    Vector out = [&] {
+      if constexpr (std::is_same_v<Vector, std::vector<E>>) {
+        return detail::zeroed_host_vector<E>(n, what);
+      } else {
+        return detail::uninitialized_host_vector<E>(n, what);
+      }
+    }();
+    if constexpr (std::is_same_v<std::remove_cv_t<E>, bool>) {
+      // std::vector<bool> packs bits: read into bytes, then unpack.
+      std::unique_ptr<bool[]> bytes = host_array<bool>(n + 1, what);
+      read_into(bytes.get(), what);
+      std::copy(bytes.get(), bytes.get() + n, out.begin());
+    } else {
+      read_into(out.data(), what);
+    }
+    return out;
   }
 
   // `what` names the caller in the capture_error that a capturing stream gets.

@@ -72,7 +72,7 @@ constexpr std::size_t saturated_bytes(std::size_t n) noexcept {
 /// A value-initialised host vector of n elements: a failed allocation (std::bad_alloc, or a size
 /// beyond what the vector can hold) becomes out_of_memory naming host memory and `what`.
 template <class T>
-[[nodiscard]] std::vector<T> host_vector(std::size_t n, const char* what) {
+[[nodiscard]] std::vector<T> checked_host_vector(std::size_t n, const char* what) {
   try {
     return std::vector<T>(n);
   } catch (const std::bad_alloc&) {
@@ -81,7 +81,7 @@ template <class T>
   throw_host_out_of_memory(detail::saturated_bytes<T>(n), what);
 }
 
-/// n default-initialised elements on the host, as host_vector (for bool, which std::vector packs).
+/// n default-initialised elements on the host, as checked_host_vector (for bool, which std::vector packs).
 template <class T>
 [[nodiscard]] std::unique_ptr<T[]> host_array(std::size_t n, const char* what) {
   try {

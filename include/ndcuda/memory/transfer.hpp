@@ -66,6 +66,11 @@ class transfer_engine {
   /// Device to host, keeping `dst_host` alive until the copy has completed on `s`.
   transfer_path copy_to_host(std::shared_ptr<void> dst_host, const void* src, std::size_t bytes, const stream& s);
 
+  /// Makes the pages of a fresh host buffer resident, split among the engine's host threads, so
+  /// that the serial fill a std::vector does next runs on resident memory. Advice only: nothing
+  /// happens where the kernel cannot populate pages, and the contents are not touched.
+  void populate(void* host, std::size_t bytes);
+
   /// Drops the buffers kept alive for copies that have completed; returns how many are still kept.
   /// Every copy call does this too.
   std::size_t collect();

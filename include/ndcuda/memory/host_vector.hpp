@@ -1,0 +1,81 @@
+/// @file
+/// nd::host_vector: a std::vector for large host reads, whose elements are not zero-filled and whose
+/// big blocks sit on transparent huge pages. Builds on host_pages (src/memory/host_pages.cpp).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace ndcuda {
+
+namespace detail {
+/// Blocks of at least this many bytes are aligned to 2 MiB and advised as huge pages.
+inline constexpr std::size_t huge_block_bytes = std::size_t{4} << 20;
+
+/// Asks the kernel to back [p, p + bytes) with transparent huge pages where it can (Linux'
+/// MADV_HUGEPAGE on the 2 MiB-aligned interior); a no-op elsewhere or when refused.
+void advise_huge_pages(void* p, std::size_t bytes) noexcept;
+
+/// Makes the pages of [p, p + bytes) resident and writable without touching their contents from
+/// user space (MADV_POPULATE_WRITE), so a fill that follows runs at memory speed instead of taking
+/// a page fault every 4 KiB. False where the kernel cannot (before Linux 5.14): nothing was done.
+bool populate_pages(void* p, std::size_t bytes) noexcept;
+}  // namespace detail
+
+/// An allocator that default-initialises: `host_vector<float>(n)` leaves the n floats
+/// indeterminate, as `new float[n]` does, instead of zeroing them serially. Blocks of
+/// detail::huge_block_bytes or more are 2 MiB aligned and backed by huge pages, so the first
+/// write to them takes one page fault per 2 MiB. Stateless: all instances are equal.
+template <class T>
+class host_allocator {
+ public:
+  using value_type = T;
+
+  host_allocator() noexcept = default;
+  template <class U>
+  host_allocator(const host_allocator<U>& /*other*/) noexcept {}  // NOLINT(google-explicit-constructor): rebinding
+
+  [[nodiscard]] T* allocate(std::size_t n) {
+    if (n > std::allocator_traits<std::allocator<T>>::max_size(std::allocator<T>{})) {
+      throw std::bad_array_new_length();
+    }
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < detail::huge_block_bytes) {
+      return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
+    }
+    void* p = ::operator new (bytes, std::align_val_t{huge_alignment});
+    detail::advise_huge_pages(p, bytes);
+    return static_cast<T*>(p);
+  }
+
+  void deallocate(T* p, std::size_t n) noexcept {
+    const std::size_t bytes = n * sizeof(T);
+    ::operator delete (p, bytes, std::align_val_t{bytes < detail::huge_block_bytes ? alignof(T) : huge_alignment});
+  }
+
+  /// Default-initialisation: no zero fill for arithmetic element types.
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    std::construct_at(p, std::forward<Args>(args)...);
+  }
+
+  friend bool operator==(const host_allocator& /*a*/, const host_allocator& /*b*/) noexcept { return true; }
+
+ private:
+  static constexpr std::size_t huge_alignment = std::size_t{2} << 20;
+};
+
+/// A std::vector that does not zero its elements on construction or resize, for reading large
+/// arrays back from the device (ndarray::to_host_vector()). Everything else is std::vector's.
+template <class T>
+using host_vector = std::vector<T, host_allocator<T>>;
+
+}  // namespace ndcuda
