@@ -33,12 +33,15 @@ bool populate_pages(void* p, std::size_t bytes) noexcept;
 template <class T>
 class host_allocator {
  public:
-  using value_type = T;
+  using value_type = T;  ///< the element type
 
   host_allocator() noexcept = default;
+  /// Rebinding (std::vector<bool> allocates words, not bools): stateless, nothing to copy.
   template <class U>
   host_allocator(const host_allocator<U>& /*other*/) noexcept {}  // NOLINT(google-explicit-constructor): rebinding
 
+  /// Storage for n elements, uninitialised; std::bad_alloc (or bad_array_new_length) when the
+  /// host cannot provide it.
   [[nodiscard]] T* allocate(std::size_t n) {
     if (n > std::allocator_traits<std::allocator<T>>::max_size(std::allocator<T>{})) {
       throw std::bad_array_new_length();
@@ -52,6 +55,7 @@ class host_allocator {
     return static_cast<T*>(p);
   }
 
+  /// Releases storage from allocate(n), with the same n.
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
     ::operator delete (p, bytes, std::align_val_t{bytes < detail::huge_block_bytes ? alignof(T) : huge_alignment});
@@ -62,6 +66,7 @@ class host_allocator {
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(p)) U;
   }
+  /// Construction from arguments (copies, resize with a value, push_back): as std::allocator.
   template <class U, class... Args>
   void construct(U* p, Args&&... args) {
     std::construct_at(p, std::forward<Args>(args)...);
