@@ -17,14 +17,16 @@ namespace {
 constexpr index_t flat_block_limit = 256;
 
 // A grid-stride launch over `work` threads' worth of items: at most flat_block_limit threads a
-// block, at most four full waves of blocks, and never more than 2^29 threads (what 32-bit
-// indexing allows for).
-std::pair<dim3, dim3> geometry(const loaded_kernel& k, index_t work) {
+// block and never more than 2^29 threads (what 32-bit indexing allows for). The strided variant
+// stops at four full waves of blocks; the contiguous one takes a thread per vector (a full grid):
+// on an H100, c = a + b at 2^28 float32 moved 3033 GB/s that way against 2902 with four waves of
+// grid-stride loops, and a copy 2999 against 2836 (cudaMemcpy D2D: 2981), in one run.
+std::pair<dim3, dim3> geometry(const loaded_kernel& k, index_t work, bool full_grid) {
   const auto best = static_cast<index_t>(std::max(k.block_size, 32));
   const index_t block = std::min(best, flat_block_limit);
   const index_t waves = static_cast<index_t>(std::max(k.min_grid_size, 1)) * best / block * 4;
-  const index_t blocks =
-      std::clamp<index_t>((work + block - 1) / block, 1, std::min(waves, (index_t{1} << 29) / block));
+  const index_t limit = (index_t{1} << 29) / block;
+  const index_t blocks = std::clamp<index_t>((work + block - 1) / block, 1, full_grid ? limit : std::min(waves, limit));
   return {dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(block))};
 }
 
@@ -34,7 +36,7 @@ std::pair<dim3, dim3> geometry(const loaded_kernel& k, index_t work) {
 void run(const kernel_state& state, const loaded_kernel& k, const elementwise_plan& plan, const stream& s,
          kernel_args::packer& args) {
   const index_t work = plan.contiguous ? (plan.size + plan.vector - 1) / plan.vector : plan.size;
-  const auto [grid, block] = geometry(k, work);
+  const auto [grid, block] = geometry(k, work, plan.contiguous);
   args.launch(k, grid, block, 0, static_cast<CUstream>(s.handle()), state.waits_first);
 }
 
@@ -82,7 +84,8 @@ std::pair<dim3, dim3> geometry_row_vectors(const loaded_kernel& k, index_t rows,
 }
 
 // The tiled variant: fixed tile_edge x tile_block_rows blocks (the kernel's layout), one per tile
-// up to four waves' worth of threads, as geometry() allows; the kernel loops over the rest.
+// up to four waves' worth of threads, as geometry() allows the strided variant; the kernel loops
+// over the rest.
 std::pair<dim3, dim3> geometry_tiled(const loaded_kernel& k, index_t rows, index_t cols) {
   const index_t threads = index_t{tile_edge} * tile_block_rows;
   const index_t tiles = ceil_div(rows, tile_edge) * ceil_div(cols, tile_edge);
