@@ -46,5 +46,7 @@
 #include <ndcuda/ops/scans.hpp>
 #include <ndcuda/ops/selection.hpp>
 #include <ndcuda/ops/sorting.hpp>
+#include <ndcuda/ops/statistics.hpp>
+#include <ndcuda/ops/differences.hpp>
 #include <ndcuda/random.hpp>
 #include <ndcuda/version.hpp>
