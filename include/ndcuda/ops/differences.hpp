@@ -91,6 +91,9 @@ template <array_element E>
                               const std::optional<std::type_identity_t<ndarray<E>>>& prepend = std::nullopt,
                               const std::optional<std::type_identity_t<ndarray<E>>>& append = std::nullopt) {
   const detail::op_range<"nd::diff"> nvtx;
+  if (n == 0) {  // NumPy returns before any other check
+    return a;
+  }
   if (n < 0) {
     throw value_error("order must be non-negative but got " + std::to_string(n));
   }
@@ -98,9 +101,6 @@ template <array_element E>
     throw value_error("diff requires input that is at least one dimensional");
   }
   const int ax = normalize_axis(axis, a.ndim());
-  if (n == 0) {
-    return a;
-  }
   ndarray<E> x = a;
   if (prepend || append) {
     shape_t one = a.shape();

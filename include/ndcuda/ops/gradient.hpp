@@ -98,15 +98,17 @@ template <array_element T>
   if (edge_order < 1) {
     throw value_error("'edge_order' must be 1 or 2");
   }
-  const ndarray<O> fo = detail::as_element_type<O>(f);
-  std::vector<ndarray<O>> result;
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    const int ax = axes[i];
+  for (const int ax : axes) {
     if (f.shape()[static_cast<std::size_t>(ax)] < edge_order + 1) {
       throw value_error(
           "Shape of array too small to calculate a numerical gradient, at least (edge_order + 1) elements are "
           "required.");
     }
+  }
+  const ndarray<O> fo = detail::as_element_type<O>(f);
+  std::vector<ndarray<O>> result;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const int ax = axes[i];
     const ndarray<O> out = empty<O>(f.shape(), f.stream());
     const gradient_spacing h = spacing.empty() ? gradient_spacing{1.0} : spacing[spacing.size() == 1 ? 0 : i];
     if (const double* step = std::get_if<double>(&h)) {

@@ -99,11 +99,13 @@ template <array_operand X, reduce_option... O>
     throw type_error(
         "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "
         "logical_xor function instead.");
+    return ndarray<T>{};
+  } else {
+    const auto hi = detail::reduce_with<detail::reduce_kind::max, void>(x, ax.list(), o...);
+    const auto lo = detail::reduce_with<detail::reduce_kind::min, void>(x, ax.list(), o...);
+    ndarray<T> r = hi - lo;
+    return r;
   }
-  const auto hi = detail::reduce_with<detail::reduce_kind::max, void>(x, ax.list(), o...);
-  const auto lo = detail::reduce_with<detail::reduce_kind::min, void>(x, ax.list(), o...);
-  ndarray<T> r = hi - lo;
-  return r;
 }
 template <array_operand X, reduce_option... O>
 [[nodiscard]] auto ptp(const X& x, const O&... o) {
