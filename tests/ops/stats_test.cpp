@@ -555,7 +555,8 @@ TEST(StatsErrors, NumPyTextsWithoutADevice) {
             "1D weights expected when shapes of a and weights differ.");
 }
 
-// One NVRTC compile per new reducer (float64 rows; nanvar also complex64 columns).
+// One NVRTC compile per new reducer family: nanprod and nanargmax of float64 rows, nanstd (the
+// nanvar reducer) of complex64 columns.
 template <reduce_kind K, class X>
 void compile_reducer(const X& x, const nd::shape_t& shape, const std::vector<bool>& mask) {
   using N = nd::detail::node_t<const X&>;
@@ -570,12 +571,9 @@ void compile_reducer(const X& x, const nd::shape_t& shape, const std::vector<boo
 TEST(StatsKernels, NewReducersCompileWithNvrtc) {
   const auto d = nd::testing::fake<double>({64, 4096});
   compile_reducer<reduce_kind::nanprod>(d, {64, 4096}, {false, true});
-  compile_reducer<reduce_kind::nanvar>(d, {64, 4096}, {false, true});
-  compile_reducer<reduce_kind::nanstd>(d, {64, 4096}, {false, true});
-  compile_reducer<reduce_kind::nanargmin>(d, {64, 4096}, {false, true});
   compile_reducer<reduce_kind::nanargmax>(d, {64, 4096}, {false, true});
   const auto c = nd::testing::fake<std::complex<float>>({4096, 64});
-  compile_reducer<reduce_kind::nanvar>(c, {4096, 64}, {true, false});
+  compile_reducer<reduce_kind::nanstd>(c, {4096, 64}, {true, false});
 }
 
 // ---- GPU: NumPy's cases ----

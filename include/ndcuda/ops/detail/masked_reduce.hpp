@@ -106,6 +106,15 @@ reduce_call plan_of(const X& x, const std::optional<std::vector<int>>& axes, boo
   return prepare_reduction(reduce_kind::sum, {in.distinct.data(), in.count}, axes, keepdims);
 }
 
+/// The stream of x's first array (a copy: stream is a shared handle).
+template <class X>
+stream first_stream(const X& x) {
+  using N = node_t<const X&>;
+  const N node = as_node(x);
+  const inputs_of<N> in(node);
+  return *in.distinct[0].s;
+}
+
 /// The where= mask broadcast to `x`'s shape (NumPy: the mask may not enlarge the operand).
 template <class X>
 ndarray<bool> mask_for(const X& x, const ndarray<bool>& mask, const char* what) {
@@ -142,9 +151,9 @@ auto masked_fold(const X& x, const std::optional<std::vector<int>>& axes, const 
     if constexpr (is_extreme(K)) {
       if (opt.init) {  // an empty slice is allowed with initial=: it gives initial
         const reduce_call call = plan_of(y, axes, opt.keepdims);
-        if (call.reduced_count == 0) {
-          const stream& st = opt.s != nullptr ? *opt.s : default_stream();
-          return full<Out>(call.result_shape, element_from<Out>(opt.init->value), st);
+        if (call.reduced_count == 0) {  // nothing to read: initial on the operand's stream
+          return full<Out>(call.result_shape, element_from<Out>(opt.init->value),
+                           opt.s != nullptr ? *opt.s : first_stream(y));
         }
       }
     }
