@@ -125,11 +125,15 @@ struct sum_reducer {
   }
 };
 
-template <class V, class A, class O>
+/// prod; NAN_SKIP: nanprod (NaN counts as 1).
+template <class V, class A, class O, bool NAN_SKIP = false>
 struct prod_reducer {
   double param;
   __forceinline__ A identity() const { return cast<A>(1); }
-  __forceinline__ A map(const V& v, long long) const { return cast<A>(v); }
+  __forceinline__ A map(const V& v, long long) const {
+    if (NAN_SKIP && nd_isnan(v)) return cast<A>(1);
+    return cast<A>(v);
+  }
   __forceinline__ A combine(const A& a, const A& b) const { return a * b; }
   __forceinline__ O finalize(const A& a, long long) const { return cast<O>(a); }
 };
@@ -215,13 +219,17 @@ struct welford {
 };
 
 /// var and std (SQRT): Welford's running mean and squared distances, partial results merged by
-/// Chan et al.'s formula; `param` is ddof. Stable where E[x^2] - E[x]^2 cancels.
-template <class V, class M, class O, bool SQRT>
+/// Chan et al.'s formula; `param` is ddof. Stable where E[x^2] - E[x]^2 cancels. NAN_SKIP:
+/// nanvar/nanstd, which skip NaNs and, as NumPy's do, give NaN (not inf) where n - ddof <= 0.
+template <class V, class M, class O, bool SQRT, bool NAN_SKIP = false>
 struct var_reducer {
   typedef typename detail::real_of<M>::type R;
   double param;
   __forceinline__ welford<M, R> identity() const { return welford<M, R>{0, cast<M>(0), R(0)}; }
-  __forceinline__ welford<M, R> map(const V& v, long long) const { return welford<M, R>{1, cast<M>(v), R(0)}; }
+  __forceinline__ welford<M, R> map(const V& v, long long) const {
+    if (NAN_SKIP && nd_isnan(v)) return identity();
+    return welford<M, R>{1, cast<M>(v), R(0)};
+  }
   __forceinline__ welford<M, R> combine(const welford<M, R>& a, const welford<M, R>& b) const {
     if (a.n == 0) return b;
     if (b.n == 0) return a;
@@ -236,6 +244,7 @@ struct var_reducer {
   }
   __forceinline__ O finalize(const welford<M, R>& a, long long) const {
     R d = R(a.n) - R(param);
+    if (NAN_SKIP && !(d > R(0))) return cast<O>(detail::bounds<R>::nan());
     if (d < R(0)) d = R(0);
     R v = a.m2 / d;
     if (SQRT) v = ::sqrt(v);
@@ -250,11 +259,16 @@ struct arg_value {
 };
 
 /// argmin (MAX false) and argmax: the first position of the extreme; the first NaN wins.
-template <class V, class A, bool MAX>
+/// NAN_SKIP: nanargmin/nanargmax, which skip NaNs; an all-NaN slice gives -1, which the host side
+/// turns into NumPy's "All-NaN slice encountered".
+template <class V, class A, bool MAX, bool NAN_SKIP = false>
 struct arg_reducer {
   double param;
   __forceinline__ arg_value<A> identity() const { return arg_value<A>{cast<A>(0), -1}; }
-  __forceinline__ arg_value<A> map(const V& v, long long index) const { return arg_value<A>{cast<A>(v), index}; }
+  __forceinline__ arg_value<A> map(const V& v, long long index) const {
+    if (NAN_SKIP && nd_isnan(v)) return identity();
+    return arg_value<A>{cast<A>(v), index};
+  }
   __forceinline__ arg_value<A> combine(const arg_value<A>& a, const arg_value<A>& b) const {
     if (a.index < 0) return b;
     if (b.index < 0) return a;

@@ -37,6 +37,7 @@
 #include <ndcuda/memory/stats.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/counting.hpp>
+#include <ndcuda/ops/differences.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/indexing.hpp>
 #include <ndcuda/ops/indexing_functions.hpp>
@@ -46,5 +47,6 @@
 #include <ndcuda/ops/scans.hpp>
 #include <ndcuda/ops/selection.hpp>
 #include <ndcuda/ops/sorting.hpp>
+#include <ndcuda/ops/statistics.hpp>
 #include <ndcuda/random.hpp>
 #include <ndcuda/version.hpp>

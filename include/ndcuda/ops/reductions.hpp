@@ -17,6 +17,7 @@
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/reduce_engine.hpp>
 #include <ndcuda/ops/evaluate.hpp>
+#include <ndcuda/ops/reduction_options.hpp>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -63,10 +64,12 @@ struct ddof {
 };
 
 /// What a reduction takes after its axes, in any order: nd::keepdims, nd::ddof(n) (var and std
-/// only) and the stream to run on (default: the first array's stream).
+/// and their nan forms), nd::where_mask(m), nd::initial(v) (ops/reduction_options.hpp) and the
+/// stream to run on (default: the first array's stream).
 template <class O>
 concept reduce_option = std::is_same_v<std::remove_cvref_t<O>, keepdims_t> ||
-    std::is_same_v<std::remove_cvref_t<O>, ddof> || std::is_same_v<std::remove_cvref_t<O>, stream>;
+    std::is_same_v<std::remove_cvref_t<O>, ddof> || std::is_same_v<std::remove_cvref_t<O>, stream> ||
+    std::is_same_v<std::remove_cvref_t<O>, where_mask_t> || std::is_same_v<std::remove_cvref_t<O>, initial>;
 
 namespace detail {
 
@@ -151,6 +154,8 @@ struct reduce_options {
   bool keepdims = false;
   int delta_dof = 0;
   const stream* s = nullptr;
+  std::optional<ndarray<bool>> where;   ///< where=: the mask as given (broadcast later)
+  std::optional<ndcuda::initial> init;  ///< initial=
 
   template <reduce_option... O>
   explicit reduce_options(const O&... o) {
@@ -161,18 +166,43 @@ struct reduce_options {
   void set(const keepdims_t& k) { keepdims = k.value; }
   void set(const ndcuda::ddof& d) { delta_dof = d.value; }
   void set(const stream& st) { s = &st; }
+  void set(const where_mask_t& w) { where = w.mask; }
+  void set(const ndcuda::initial& i) { init = i; }
 };
+
+/// where= and initial= (detail/masked_reduce.hpp, included at the end of this header).
+template <reduce_kind K, class D, class X>
+auto masked_reduce(const X& x, const std::optional<std::vector<int>>& axes, const reduce_options& opt);
+constexpr bool takes_where(reduce_kind k) noexcept;
+constexpr bool takes_initial(reduce_kind k) noexcept;
+
+template <class O>
+inline constexpr bool is_option_v = false;
+template <>
+inline constexpr bool is_option_v<where_mask_t> = true;
+template <>
+inline constexpr bool is_option_v<ndcuda::initial> = true;
 
 template <reduce_kind K, class D, class X, class... O>
 auto reduce_with(const X& x, const std::optional<std::vector<int>>& axes, const O&... o) {
   constexpr bool takes_ddof = reduction_of(K).takes_ddof;
   static_assert(takes_ddof || !(std::is_same_v<std::remove_cvref_t<O>, ddof> || ...),
-                "nd::ddof applies to nd::var and nd::std only");
+                "nd::ddof applies to nd::var, nd::std, nd::nanvar and nd::nanstd only");
   static_assert(std::is_void_v<D> || reduction_of(K).takes_dtype,
-                "a result dtype (nd::sum<double>) applies to sum, prod, mean, nansum, nanmean, var and std, "
+                "a result dtype (nd::sum<double>) applies to sum, prod, mean, var, std and their nan forms, "
                 "as NumPy's dtype= does");
+  constexpr bool masked = (std::is_same_v<std::remove_cvref_t<O>, where_mask_t> || ...);
+  constexpr bool with_initial = (std::is_same_v<std::remove_cvref_t<O>, ndcuda::initial> || ...);
+  static_assert(!masked || takes_where(K),
+                "nd::where_mask applies to sum, prod, min, max, any, all, mean, var, std and their nan forms");
+  static_assert(!with_initial || takes_initial(K),
+                "nd::initial applies to sum, prod, min, max and their nan forms, as NumPy's initial= does");
   const reduce_options opt(o...);
-  return reduce<K, D>(x, axes, opt.keepdims, opt.s, takes_ddof ? opt.delta_dof : 0.0);
+  if constexpr (masked || with_initial) {
+    return masked_reduce<K, D>(x, axes, opt);
+  } else {
+    return reduce<K, D>(x, axes, opt.keepdims, opt.s, takes_ddof ? opt.delta_dof : 0.0);
+  }
 }
 
 template <class X>
@@ -271,6 +301,15 @@ NDCUDA_REDUCTION(var, var)
 /// NumPy's std: the standard deviation over `axes`, sqrt(var) with the same ddof. @{
 NDCUDA_REDUCTION(std, std)
 /// @}
+/// NumPy's nanprod: the product over `axes` with NaN counted as one. @{
+NDCUDA_REDUCTION(nanprod, nanprod)
+/// @}
+/// NumPy's nanvar: the variance of the elements that are not NaN; NaN where n - ddof <= 0. @{
+NDCUDA_REDUCTION(nanvar, nanvar)
+/// @}
+/// NumPy's nanstd: sqrt(nanvar) with the same ddof. @{
+NDCUDA_REDUCTION(nanstd, nanstd)
+/// @}
 /// NumPy's argmin: the index of the first smallest element along `axis` (no axis: the flat C-order index). @{
 NDCUDA_ARG_REDUCTION(argmin, argmin)
 /// @}
@@ -287,6 +326,7 @@ NDCUDA_ARG_REDUCTION(argmax, argmax)
 template <array_operand X, reduce_option... O>
 [[nodiscard]] auto norm(const X& x, double ord = 2, const axes& ax = {}, const O&... o) {
   static_assert(!(std::is_same_v<std::remove_cvref_t<O>, ddof> || ...), "nd::ddof applies to nd::var and nd::std only");
+  static_assert(!(detail::is_option_v<std::remove_cvref_t<O>> || ...), "nd::norm takes no where= or initial=");
   const detail::op_range<"nd::norm"> nvtx;
   const detail::reduce_options opt(o...);
   return detail::reduce_norm(x, ord, ax, opt.keepdims, opt.s);
@@ -315,3 +355,5 @@ auto all_t::operator()(const X& x, std::initializer_list<int> ax, const A&... a)
 }
 
 }  // namespace ndcuda
+
+#include <ndcuda/ops/detail/masked_reduce.hpp>  // IWYU pragma: export (the definitions of where=/initial=)

@@ -33,6 +33,11 @@ enum class reduce_kind : std::uint8_t {
   norm2,     ///< sqrt(sum |x|^2)
   norm_max,  ///< max |x| (ord = +inf)
   norm_min,  ///< min |x| (ord = -inf)
+  nanprod,
+  nanvar,
+  nanstd,
+  nanargmin,  ///< -1 for an all-NaN slice (the caller raises NumPy's error)
+  nanargmax,
 };
 
 // Result dtypes (before any dtype= override) from the values' dtype.
@@ -127,7 +132,7 @@ struct reduction_row {
 
 /// Adding a reduction: an enumerator above, its row here (same position), its reducer in
 /// kernels/reducers.cuh and its public function in ops/reductions.hpp.
-inline constexpr std::array<reduction_row, 20> reduction_table = {{
+inline constexpr std::array<reduction_row, 25> reduction_table = {{
     // kind, name, kernel, reducer, empty message, result, accumulator, order, orders, ddof, dtype
     {reduce_kind::sum, "sum", "nd_sum", "ndcuda::sum_reducer<{v}, {a}, {o}>", nullptr, sum_result, acc_of_result, false,
      false, false, true},
@@ -167,6 +172,16 @@ inline constexpr std::array<reduction_row, 20> reduction_table = {{
      acc_of_result},
     {reduce_kind::norm_min, "norm", "nd_norm_neginf", "ndcuda::norm_reducer<{v}, {a}, {o}, -3>",
      "zero-size array to reduction operation minimum which has no identity", var_result, acc_of_result},
+    {reduce_kind::nanprod, "nanprod", "nd_nanprod", "ndcuda::prod_reducer<{v}, {a}, {o}, true>", nullptr, sum_result,
+     acc_of_result, false, false, false, true},
+    {reduce_kind::nanvar, "nanvar", "nd_nanvar", "ndcuda::var_reducer<{v}, {a}, {o}, false, true>", nullptr, var_result,
+     acc_welford, false, false, true, true},
+    {reduce_kind::nanstd, "nanstd", "nd_nanstd", "ndcuda::var_reducer<{v}, {a}, {o}, true, true>", nullptr, var_result,
+     acc_welford, false, false, true, true},
+    {reduce_kind::nanargmin, "nanargmin", "nd_nanargmin", "ndcuda::arg_reducer<{v}, {a}, false, true>",
+     "attempt to get argmin of an empty sequence", int64_result, acc_of_values, true},
+    {reduce_kind::nanargmax, "nanargmax", "nd_nanargmax", "ndcuda::arg_reducer<{v}, {a}, true, true>",
+     "attempt to get argmax of an empty sequence", int64_result, acc_of_values, true},
 }};
 
 /// The row of `k`.
