@@ -8,12 +8,18 @@
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
 #include <ndcuda/ops/detail/codegen.hpp>
+#include <ndcuda/ops/evaluate.hpp>
 #include <ndcuda/ops/expression.hpp>
 
 #include "jit/elementwise_state.hpp"
 #include "ops/expression_label.hpp"
 
 namespace ndcuda::detail {
+
+static_assert(max_fused_inputs == static_cast<int>(jit::detail::elementwise_max_inputs) &&
+                  max_fused_scalars == static_cast<int>(jit::detail::elementwise_max_scalars),
+              "evaluate.hpp's fusion limits must be the elementwise engine's");
+
 namespace {
 
 std::string converted(dtype to, const node_code& c) {
@@ -74,6 +80,64 @@ node_code emit_operation(spelling s, dtype input, dtype result, std::span<const 
 
 std::string store_statement(dtype out, const node_code& root) {
   return "out = " + converted(out, root);
+}
+
+namespace {
+// A reference to value k in an interned text. '@' appears nowhere else in generated code.
+std::string value_reference(int k) {
+  return "@" + std::to_string(k) + "@";
+}
+
+// `text` with every reference k replaced by what(k).
+template <class What>
+std::string replace_references(const std::string& text, What&& what) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '@') {
+      out += text[i];
+      continue;
+    }
+    const std::size_t end = text.find('@', i + 1);
+    what(std::stoi(text.substr(i + 1, end - i - 1)), out);
+    i = end;
+  }
+  return out;
+}
+}  // namespace
+
+node_code value_table::intern(node_code code) {
+  const auto [it, fresh] = ids_.try_emplace(code.text, static_cast<int>(values_.size()));
+  if (fresh) {
+    values_.push_back({code.text, code.value, 1});
+  } else {
+    ++values_[static_cast<std::size_t>(it->second)].uses;
+    // The repeat's arguments were counted as used by it; the repeat is the first one, so they are not.
+    (void)replace_references(code.text,
+                             [&](int k, std::string& /*out*/) { --values_[static_cast<std::size_t>(k)].uses; });
+  }
+  code.text = value_reference(it->second);
+  return code;
+}
+
+std::string value_table::body(dtype out, const node_code& root) const {
+  std::vector<std::string> resolved(values_.size());
+  const auto resolve = [&](const std::string& text) {
+    return replace_references(text, [&](int k, std::string& to) { to += resolved[static_cast<std::size_t>(k)]; });
+  };
+  std::string locals;
+  for (std::size_t k = 0; k < values_.size(); ++k) {
+    std::string text = resolve(values_[k].text);
+    if (values_[k].uses > 1) {
+      resolved[k] = "ndcuda_v" + std::to_string(k);
+      locals += "const " + std::string(cuda_type_name(values_[k].type)) + " " + resolved[k] + " = " + text + ";\n";
+    } else {
+      resolved[k] = std::move(text);
+    }
+  }
+  node_code stored = root;
+  stored.text = resolve(root.text);
+  return locals + store_statement(out, stored);
 }
 
 std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std::string& body, const char* name,

@@ -18,7 +18,8 @@ template <class Out, class X>
 std::string body_of(const X& x) {
   const nd::detail::inputs_of<X> in(x);
   nd::detail::emit_context c{in.mapping.data()};
-  return nd::detail::store_statement(nd::dtype_of<Out>, nd::detail::emitter<X>::emit(c));
+  const nd::detail::node_code root = nd::detail::emitter<X>::emit(c);
+  return c.values.body(nd::dtype_of<Out>, root);
 }
 
 template <class Out, class X>
@@ -99,12 +100,44 @@ TEST(OpsCodegen, NarrowIntegersWrapAndHalfComputesInFloat) {
   EXPECT_NE(half.find("out = ndcuda::cast<__half>("), std::string::npos) << half;
 }
 
-TEST(OpsCodegen, DeepTreesSplitBeforeTheLeafLimit) {
+TEST(OpsCodegen, RepeatedArraysDoNotCountTowardTheFusionLimit) {
+  // 40 leaves over one array: one input, so one kernel (below 24 leaves it used to split).
   const auto a = fake<float>({8});
-  auto x = a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + 1.0f;
-  static_assert(decltype(x)::arrays + decltype(x)::scalars > nd::detail::max_fused_leaves);
-  using split_t = decltype(nd::detail::split(x));
+  auto x = a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a +
+           a + a + a + a + a + a + a + a + a + a + a + a + a + 1.0f;
+  using X = decltype(x);
+  static_assert(X::arrays == 40 && X::arrays + X::scalars <= nd::detail::max_fused_leaves);
+  const nd::detail::inputs_of<X> in(x);
+  EXPECT_EQ(in.count, 1U);
+  // Past the leaf limit a tree splits at compile time into temporaries of its multi-leaf children.
+  auto y = x + x + x;
+  static_assert(decltype(y)::arrays + decltype(y)::scalars > nd::detail::max_fused_leaves);
+  using split_t = decltype(nd::detail::split(y));
   static_assert(split_t::arrays + split_t::scalars <= 2);
+}
+
+TEST(OpsCodegen, IdenticalSubtreesAreComputedOnce) {
+  const auto a = fake<float>({8});
+  const auto b = fake<float>({8});
+  const auto t = nd::exp(a * b) + 1.0f;
+  // t named three times. Each copy's scalar is its own parameter (s0, s1, s2), so the additions
+  // differ; exp(a*b) is the same in all three: one local, read three times.
+  const std::string body = body_of<float>(t * t + nd::sqrt(t));
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = body.find(what); at != std::string::npos; at = body.find(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count("exp("), 1U) << body;
+  EXPECT_EQ(count("const float ndcuda_v"), 1U) << body;
+  EXPECT_EQ(count("ndcuda_v"), 4U) << body;         // declared once, used three times
+  EXPECT_EQ(count("nd_multiply(in0"), 1U) << body;  // a * b (one fake buffer: in0 twice)
+  // A tree without repeats reads as before: no locals.
+  const std::string plain = body_of<float>(nd::exp(a * b) + 1.0f);
+  EXPECT_EQ(plain.find("ndcuda_v"), std::string::npos) << plain;
+  EXPECT_EQ(plain.rfind("out = ", 0), 0U) << plain;
 }
 
 TEST(OpsCodegen, GeneratedKernelsCompileWithNvrtc) {

@@ -225,3 +225,44 @@ TEST(OpsGpu, PrintingAnExpressionPrintsItsValue) {
   sum << a + 1.0f;  // + binds tighter than <<
   EXPECT_NE(sum.str().find("5."), std::string::npos) << sum.str();
 }
+
+TEST(OpsGpu, RepeatedSubtreesAndWideTreesMatchAHostReference) {
+  NDCUDA_REQUIRE_GPU();
+  const std::size_t n = 70001;
+  const auto ha = random_floats(n, -1, 1);
+  const auto hb = random_floats(n, -1, 1);
+  const auto a = nd::asarray(ha);
+  const auto b = nd::asarray(hb);
+  // exp(a*b) is one local read three times; the result must not change.
+  const auto t = nd::exp(a * b) + 1.0f;
+  const std::vector<float> got = nd::ndarray<float>(t * t + nd::sqrt(t)).to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double e = std::exp(double(ha[i]) * double(hb[i])) + 1.0;
+    ASSERT_LE(ulp_distance(got[i], e * e + std::sqrt(e)), 8.0) << i;
+  }
+  // 33 distinct arrays (more than one kernel takes: split at run time into temporaries) and a
+  // 40-leaf tree over one array (fused whole), both against double sums on the host.
+  std::vector<std::vector<float>> hosts;
+  std::vector<nd::ndarray<float>> arrays;
+  for (int k = 0; k < 33; ++k) {
+    hosts.push_back(random_floats(n, -1, 1));
+    arrays.push_back(nd::asarray(hosts.back()));
+  }
+  const auto& x = arrays;
+  const nd::ndarray<float> wide = x[0] + x[1] + x[2] + x[3] + x[4] + x[5] + x[6] + x[7] + x[8] + x[9] + x[10] + x[11] +
+                                  x[12] + x[13] + x[14] + x[15] + x[16] + x[17] + x[18] + x[19] + x[20] + x[21] +
+                                  x[22] + x[23] + x[24] + x[25] + x[26] + x[27] + x[28] + x[29] + x[30] + x[31] + x[32];
+  const auto& y = a;
+  const nd::ndarray<float> repeated = y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y +
+                                      y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y + y;
+  const std::vector<float> hw = wide.to_host();
+  const std::vector<float> hr = repeated.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (const auto& h : hosts) {
+      sum += h[i];
+    }
+    ASSERT_NEAR(hw[i], sum, 1e-4) << i;
+    ASSERT_NEAR(hr[i], 40.0 * ha[i], 1e-4) << i;
+  }
+}

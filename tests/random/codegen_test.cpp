@@ -38,7 +38,8 @@ template <class Out, class X>
 std::string body_of(const X& x) {
   const nd::detail::inputs_of<X> in(x);
   nd::detail::emit_context c{in.mapping.data()};
-  return nd::detail::store_statement(nd::dtype_of<Out>, nd::detail::emitter<X>::emit(c));
+  const nd::detail::node_code root = nd::detail::emitter<X>::emit(c);
+  return c.values.body(nd::dtype_of<Out>, root);
 }
 
 template <class Out, class X>

@@ -21,9 +21,13 @@
 namespace ndcuda {
 namespace detail {
 
-/// Leaves (arrays + scalars) one fused kernel takes; a larger tree evaluates its subtrees into
-/// temporaries first, well before NVRTC's or the launch's parameter limits.
-inline constexpr int max_fused_leaves = 24;
+/// Distinct arrays and scalars one fused kernel takes (the elementwise engine's limits, checked
+/// against them in codegen.cpp). A tree over more evaluates its multi-leaf subtrees into
+/// temporaries first; repeats of one array (a subexpression used twice) count once.
+inline constexpr int max_fused_inputs = 31;
+inline constexpr int max_fused_scalars = 32;
+/// Leaves, repeats included, past which a tree splits without counting its distinct inputs.
+inline constexpr int max_fused_leaves = 96;
 
 template <class X>
 struct leaves_of {
@@ -52,6 +56,7 @@ struct emit_context {
   const std::uint8_t* mapping = nullptr;
   int next_array = 0;
   int next_scalar = 0;
+  value_table values{};  // identical subtrees are computed once
 };
 
 template <class X>
@@ -78,9 +83,9 @@ struct emitter<expr<Op, A...>> {
       node_code code = Op::emit(codes);
       code.label = call_label(Op::name, codes);
       code.precedence = node_code::label_atom;
-      return code;
+      return c.values.intern(std::move(code));
     } else {
-      return emit_operation(Op::spell, Op::input(A::type...), Op::result(A::type...), codes, Op::name);
+      return c.values.intern(emit_operation(Op::spell, Op::input(A::type...), Op::result(A::type...), codes, Op::name));
     }
   }
 };
@@ -122,7 +127,7 @@ struct expression_kernels {
     }
     emit_context c{mapping.data()};
     const node_code root = emitter<X>::emit(c);
-    const std::string body = store_statement(dtype_of<Out>, root);
+    const std::string body = c.values.body(dtype_of<Out>, root);
     entries.push_back(std::make_unique<entry>(
         entry{mapping, make_expression_state(body, X::op_name, dtype_of<Out>, inputs, scalar_types, root.label)}));
     if (first.load(std::memory_order_relaxed) == nullptr) {
@@ -171,10 +176,16 @@ auto split(const expr<Op, A...>& x) {
 
 template <class Out, class X>
 void evaluate_into(const X& x, const ndarray<Out>& out) {
-  if constexpr (X::arrays + X::scalars > max_fused_leaves) {
+  if constexpr (X::arrays + X::scalars > max_fused_leaves || X::scalars > max_fused_scalars) {
     evaluate_into(split(x), out);
   } else {
     const inputs_of<X> in(x);
+    if constexpr (X::arrays > max_fused_inputs) {
+      if (in.count > static_cast<std::size_t>(max_fused_inputs)) {
+        evaluate_into(split(x), out);
+        return;
+      }
+    }
     const auto& state =
         expression_kernels<Out, X>::get(in.mapping, {in.distinct.data(), in.count},
                                         {in.leaves.scalar_types.data(), static_cast<std::size_t>(X::scalars)});

@@ -95,7 +95,8 @@ struct reduction_kernels {
       }
     }
     emit_context c{mapping.data()};
-    const std::string body = store_statement(spec.value, emitter<X>::emit(c));
+    const node_code root = emitter<X>::emit(c);
+    const std::string body = c.values.body(spec.value, root);
     entries.push_back(
         std::make_unique<entry>(entry{mapping, spec, make_reduction_state(body, spec, inputs, scalar_types)}));
     return *entries.back()->state;
@@ -131,7 +132,7 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
   using N = node_t<const X&>;
   constexpr dtype result = result_dtype<K, D, N>();
   using Out = type_of<result>;
-  if constexpr (N::arrays + N::scalars > max_fused_leaves) {
+  if constexpr (N::arrays + N::scalars > max_fused_leaves || N::scalars > max_fused_scalars) {
     return reduce<K, D>(eval(x), axes, keepdims, s, param);
   } else {
     if constexpr (!reduce_accepts(K, N::type)) {
@@ -140,6 +141,11 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
     }
     const N node = as_node(x);
     const inputs_of<N> in(node);
+    if constexpr (N::arrays > max_fused_inputs) {
+      if (in.count > static_cast<std::size_t>(max_fused_inputs)) {
+        return reduce<K, D>(eval(x), axes, keepdims, s, param);
+      }
+    }
     const std::span<const leaf_ref> inputs{in.distinct.data(), in.count};
     const reduction_state& state = state_for<K, D, N>(in);
     const reduce_call call = prepare_reduction(K, inputs, axes, keepdims);

@@ -10,6 +10,8 @@
 #include <ndcuda/ops/detail/operations.hpp>
 #include <span>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace ndcuda::detail {
 
@@ -44,7 +46,28 @@ struct node_code {
 /// `c`'s text converted to dtype `to` (unchanged when it already has that type).
 [[nodiscard]] std::string converted_code(dtype to, const node_code& c);
 
-/// The statement storing `root` into an output of dtype `out`.
+/// Value numbering of one tree's operation nodes (hash-consing): each node's text, written over its
+/// arguments' value numbers, names one value, so identical subtrees (the same leaves and ops, or
+/// the same node object used twice) are one value, computed once per element. A value used more
+/// than once becomes a local; the others are inlined, so a tree without repeats reads as before.
+class value_table {
+ public:
+  /// `code` (an operation over arguments already interned) as a reference to its value.
+  [[nodiscard]] node_code intern(node_code code);
+  /// The kernel body storing `root` into an output of dtype `out`: the locals, then the store.
+  [[nodiscard]] std::string body(dtype out, const node_code& root) const;
+
+ private:
+  struct value {
+    std::string text;  // over references to earlier values
+    dtype type;
+    int uses;
+  };
+  std::vector<value> values_;
+  std::unordered_map<std::string, int> ids_;
+};
+
+/// The statement storing `root` into an output of dtype `out` (a tree without interned values).
 [[nodiscard]] std::string store_statement(dtype out, const node_code& root);
 
 /// Makes the graph being captured on `s` (if any, opened by nd::capture) hold the buffers of
