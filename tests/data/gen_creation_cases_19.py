@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes creation_cases_19.txt: NumPy 2's logspace, geomspace, linspace (retstep, array
+"""Writes creation_cases_19.txt: NumPy 2's logspace, geomspace (real and complex), linspace (retstep, array
 endpoints), full with an array fill, fromfunction, tri and vander, for
 tests/ops/creation_functions_gpu_test.cpp.
 
@@ -51,6 +51,13 @@ def cases():
                                                (1.0, -8.0, 4, True), (1.0, 2.0, 0, True), (-0.001, -5e3, 6, False)]:
                 r = np.geomspace(start, stop, num, endpoint, dtype=DT[dt])
                 yield "geomspace", dt, f"start={start!r} stop={stop!r} num={num} endpoint={int(endpoint)}", r, None
+        for start, stop, num, endpoint in [(1j, 1000j, 4, True), (-1 + 0j, 1 + 0j, 5, True), (1 + 1j, 1000 + 1000j, 4, True),
+                                           (2 + 0j, 8 + 0j, 3, False), (-2 - 2j, -8 - 8j, 3, True), (3 + 4j, -5j, 6, True),
+                                           (1 + 0j, -1 + 0j, 3, True)]:
+            r = np.geomspace(start, stop, num, endpoint)
+            yield ("geomspace_complex", "complex128",
+                   f"start={start.real!r},{start.imag!r} stop={stop.real!r},{stop.imag!r} num={num} endpoint={int(endpoint)}",
+                   r, None)
         for dt in ["float64", "float32", "int64"]:
             for start, stop, num, endpoint in [(0.0, 1.0, 5, True), (0.0, 1.0, 5, False), (0.0, 1.0, 1, True),
                                                (0.0, 1.0, 1, False), (0.0, 1.0, 0, True), (-3.5, 10.25, 8, True)]:

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/core/error.hpp>
@@ -75,6 +76,33 @@ ndarray<E> fromfunction_impl(F& f, const std::array<index_t, N>& extents, std::o
     out.assign(f(idx[I]...));
   }
   return out;
+}
+
+/// NumPy's complex division (Smith's method, as its divide loop): the signed zeros it gives pick
+/// the same branch of log10 in geomspace as NumPy's.
+inline std::complex<double> numpy_divide(std::complex<double> x, std::complex<double> y) {
+  const double a = x.real();
+  const double b = x.imag();
+  const double c = y.real();
+  const double d = y.imag();
+  if (std::fabs(c) >= std::fabs(d)) {
+    if (c == 0 && d == 0) {
+      return {a / std::fabs(c), b / std::fabs(d)};
+    }
+    const double rat = d / c;
+    const double scl = 1.0 / (c + d * rat);
+    return {(a + b * rat) * scl, (b - a * rat) * scl};
+  }
+  const double rat = c / d;
+  const double scl = 1.0 / (d + c * rat);
+  return {(a * rat + b) * scl, (b * rat - a) * scl};
+}
+
+/// NumPy's log10 of a complex number: clog scaled by log10(e).
+inline std::complex<double> numpy_log10(std::complex<double> z) {
+  const std::complex<double> l = std::log(z);
+  constexpr double log10e = 0.434294481903251827651128918916605082;
+  return {l.real() * log10e, l.imag() * log10e};
 }
 
 }  // namespace detail
@@ -152,19 +180,70 @@ ndarray<E> logspace(double start, double stop, index_t num = 50, bool endpoint =
 
 /// NumPy's geomspace: `num` samples evenly spaced on a log scale from start to stop, with both
 /// ends exact. Negative ranges keep their sign; value_error when either end is 0; a range that
-/// crosses zero gives NaN, as NumPy's (which also warns).
+/// crosses zero gives NaN, as NumPy's (which also warns). A complex E takes the complex path below.
+template <array_element E>
+requires(is_complex(dtype_of<E>)) ndarray<E> geomspace(std::complex<double> start, std::complex<double> stop,
+                                                       index_t num = 50, bool endpoint = true,
+                                                       std::optional<stream> s = std::nullopt);
+
 template <array_element E>
 ndarray<E> geomspace(double start, double stop, index_t num = 50, bool endpoint = true,
                      std::optional<stream> s = std::nullopt) {
-  detail::require_real_creation<E>();
-  if (start == 0 || stop == 0) {
+  if constexpr (is_complex(dtype_of<E>)) {
+    return geomspace<E>(std::complex<double>(start), std::complex<double>(stop), num, endpoint, s);
+  } else {
+    detail::require_real_creation<E>();
+    if (start == 0 || stop == 0) {
+      throw value_error("Geometric sequence cannot include zero");
+    }
+    detail::check_num(num);
+    const double sign = start < 0 ? -1.0 : (start > 0 ? 1.0 : start);  // NumPy's sign(start) (NaN stays NaN)
+    const double lo = start / sign;
+    const double hi = stop / sign;
+    ndarray<double> y = power(10.0, linspace<double>(std::log10(lo), std::log10(hi), num, endpoint, s));
+    if (num > 0) {
+      y(0) = lo;
+      if (num > 1 && endpoint) {
+        y(num - 1) = hi;
+      }
+    }
+    return (y * sign).template astype<E>();
+  }
+}
+
+/// NumPy's geomspace between complex numbers: start is rotated onto the positive real axis
+/// (divided by sign(start) = start / |start|), the samples are 10 ** a complex linspace between
+/// the rotated ends' log10, and the rotation is undone; both ends are exact up to that rotation.
+/// Computed in complex128 as NumPy does, then converted to E.
+template <array_element E>
+requires(is_complex(dtype_of<E>)) ndarray<E> geomspace(std::complex<double> start, std::complex<double> stop,
+                                                       index_t num, bool endpoint, std::optional<stream> s) {
+  using c128 = std::complex<double>;
+  if (start == 0.0 || stop == 0.0) {
     throw value_error("Geometric sequence cannot include zero");
   }
   detail::check_num(num);
-  const double sign = start < 0 ? -1.0 : (start > 0 ? 1.0 : start);  // NumPy's sign(start) (NaN stays NaN)
-  const double lo = start / sign;
-  const double hi = stop / sign;
-  ndarray<double> y = power(10.0, linspace<double>(std::log10(lo), std::log10(hi), num, endpoint, s));
+  const double magnitude = std::hypot(start.real(), start.imag());
+  const c128 sign{start.real() / magnitude, start.imag() / magnitude};
+  const c128 lo = detail::numpy_divide(start, sign);
+  const c128 hi = detail::numpy_divide(stop, sign);
+  const c128 log_lo = detail::numpy_log10(lo);
+  const c128 log_hi = detail::numpy_log10(hi);
+  // NumPy's linspace in complex128: start + i * (delta / div), or (i / div) * delta when that step is 0.
+  const index_t div = endpoint ? num - 1 : num;
+  const c128 delta = log_hi - log_lo;
+  const ndarray<double> t = arange<double>(0.0, static_cast<double>(num), 1.0, s);
+  ndarray<c128> y;
+  if (div > 0) {
+    const c128 step = detail::numpy_divide(delta, c128(static_cast<double>(div)));
+    if (step == 0.0) {
+      y = power(10.0, (t / static_cast<double>(div)) * delta + log_lo);
+    } else {
+      y = power(10.0, t * step + log_lo);
+    }
+  } else {
+    y = power(10.0, t * delta + log_lo);
+  }
   if (num > 0) {
     y(0) = lo;
     if (num > 1 && endpoint) {
