@@ -1,7 +1,8 @@
 // logspace, geomspace, linspace (retstep, array endpoints), full with an array, fromfunction, tri
 // and vander on the GPU against NumPy (tests/data/creation_cases_19.txt from
 // gen_creation_cases_19.py), plus vander and linspace on fresh random input against a double host
-// reference; nd::str of a device array. Skips without a GPU.
+// reference; nd::str of a device array. Skips without a GPU, except the NVRTC compile of the
+// kernels these functions generate (one per family), which runs on the CPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "jit/elementwise_source.hpp"
+#include "jit/elementwise_state.hpp"
+#include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 
 namespace nd = ndcuda;
@@ -288,4 +292,33 @@ TEST(CreationFunctions, StrOfADeviceArray) {
   EXPECT_EQ(nd::str(nd::arange<std::int64_t>(4).reshape({2, 2})), "[[0 1]\n [2 3]]");
   const auto scope = nd::printoptions({.precision = 2});
   EXPECT_EQ(nd::str(nd::asarray(std::vector<float>{1.0f / 3.0f})), "[0.33]");
+}
+
+namespace {
+
+template <class Out, class X>
+const nd::jit::detail::elementwise_state& state_of(const X& x) {
+  const nd::detail::inputs_of<X> in(x);
+  return nd::detail::expression_kernels<Out, X>::get(in.mapping, {in.distinct.data(), in.count},
+                                                     {in.leaves.scalar_types.data(), std::size_t{X::scalars}});
+}
+
+}  // namespace
+
+// The expressions behind complex geomspace (10 ** (t * step + log_lo) in complex128), array
+// linspace into integers (floor of seq * step + lo, broadcast) and fromfunction (broadcast index
+// arrays) compile with NVRTC: no GPU needed.
+TEST(CreationFunctions, KernelsCompileWithNvrtc) {
+  const nd::compute_capability sm90{9, 0};
+  using c128 = std::complex<double>;
+  const auto t = nd::testing::fake<double>({8});
+  const auto seq = nd::testing::fake<double>({8, 1});
+  const auto row = nd::testing::fake<double>({1, 3});
+  const auto i = nd::testing::fake<float>({3, 1});
+  const auto j = nd::testing::fake<float>({1, 4});
+  EXPECT_NO_THROW(
+      nd::detail::compile_expression(state_of<c128>(nd::power(10.0, t * c128(0.5, -0.25) + c128(0.1, 0.2))), sm90));
+  EXPECT_NO_THROW(
+      nd::detail::compile_expression(state_of<std::int64_t>(nd::floor(seq * row + row).astype<std::int64_t>()), sm90));
+  EXPECT_NO_THROW(nd::detail::compile_expression(state_of<float>(i * 10 + j), sm90));
 }
