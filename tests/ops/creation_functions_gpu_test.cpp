@@ -290,6 +290,9 @@ TEST(CreationFunctions, StrOfADeviceArray) {
   EXPECT_EQ(nd::str(a), "[1.  2.5]");
   EXPECT_EQ(nd::repr(a), "array([1. , 2.5])");
   EXPECT_EQ(nd::str(nd::arange<std::int64_t>(4).reshape({2, 2})), "[[0 1]\n [2 3]]");
+  EXPECT_EQ(nd::str(a > 2.0), "[False  True]");  // an expression prints its value
+  EXPECT_EQ(nd::repr(a * 2.0), "array([2., 5.])");
+  EXPECT_EQ(nd::str(nd::asarray(std::vector<double>{3.0}).reshape({})), "3.0");  // 0-d: the scalar
   const auto scope = nd::printoptions({.precision = 2});
   EXPECT_EQ(nd::str(nd::asarray(std::vector<float>{1.0f / 3.0f})), "[0.33]");
 }
