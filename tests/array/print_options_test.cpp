@@ -215,3 +215,16 @@ TEST(PrintOptions, BadOptionsThrowAndKeepTheOldOnes) {
   }
   EXPECT_EQ(nd::get_printoptions().sign, '-');
 }
+
+// bfloat16 is not a NumPy dtype: its layout follows float16's rules with bfloat16's precision
+// (scientific from 1e2 in arrays, as ml_dtypes' finfo(bfloat16).precision = 2 gives).
+TEST(PrintOptions, Bfloat16FollowsTheFloatRules) {
+  const std::vector<__nv_bfloat16> v{__float2bfloat16(1.5f), __float2bfloat16(-2.0f), __float2bfloat16(0.25f)};
+  const nd::shape_t shape{3};
+  EXPECT_EQ(nd::array_str<__nv_bfloat16>(v, shape), "[ 1.5  -2.    0.25]");
+  EXPECT_EQ(nd::array_repr<__nv_bfloat16>(v, shape), "array([ 1.5 , -2.  ,  0.25], dtype=bfloat16)");
+  const std::vector<__nv_bfloat16> big{__float2bfloat16(100.0f), __float2bfloat16(1.0f)};
+  EXPECT_EQ(nd::array_str<__nv_bfloat16>(big, nd::shape_t{2}), "[1.e+02 1.e+00]");
+  const std::vector<__nv_bfloat16> third{__float2bfloat16(1.0f / 3.0f)};
+  EXPECT_EQ(nd::array_str<__nv_bfloat16>(third, nd::shape_t{}), "0.334");  // 0.333984375: shortest round trip
+}

@@ -174,6 +174,7 @@ template <array_element E>
 ndarray<E> logspace(double start, double stop, index_t num = 50, bool endpoint = true, double base = 10.0,
                     std::optional<stream> s = std::nullopt) {
   detail::require_real_creation<E>();
+  detail::check_num(num);
   const ndarray<double> y = linspace<double>(start, stop, num, endpoint, s);
   return power(base, y).template astype<E>();
 }
