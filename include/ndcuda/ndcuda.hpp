@@ -37,6 +37,7 @@
 #include <ndcuda/memory/stats.hpp>
 #include <ndcuda/memory/transfer.hpp>
 #include <ndcuda/ops/counting.hpp>
+#include <ndcuda/ops/creation_functions.hpp>
 #include <ndcuda/ops/differences.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/indexing.hpp>

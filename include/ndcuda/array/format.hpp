@@ -1,7 +1,8 @@
 /// @file
-/// NumPy's repr of an array from host values and a shape: element formatting (shortest round-trip
-/// floats, common precision and padding), line wrapping at 75 columns and the "..." summary.
-/// Builds on core/dtype.hpp and core/shape.hpp; pure host code, so it is tested without a GPU.
+/// NumPy's repr and str of an array from host values and a shape, and NumPy's print options
+/// (precision, threshold, edgeitems, linewidth, suppress, sign, floatmode) as a thread-local,
+/// scoped setting. Builds on core/dtype.hpp and core/shape.hpp; pure host code, so it is tested
+/// without a GPU.
 #pragma once
 
 #include <complex>
@@ -15,6 +16,51 @@
 
 namespace ndcuda {
 
+/// NumPy's floatmode: how many fractional digits floats get.
+enum class float_mode {
+  maxprec,        ///< the fewest digits that identify each value, at most `precision` (NumPy's default)
+  maxprec_equal,  ///< as maxprec, then every element padded with zeros to the same count
+  fixed,          ///< always exactly `precision` digits
+  unique,         ///< the fewest digits that identify each value, `precision` ignored
+};
+
+/// NumPy's print options (np.set_printoptions), with NumPy's defaults.
+struct print_options {
+  int precision = 8;         ///< fractional digits of floats (see floatmode)
+  index_t threshold = 1000;  ///< arrays of more elements are summarised with "..."
+  index_t edgeitems = 3;     ///< elements shown at each end of a summarised axis
+  index_t linewidth = 75;    ///< characters per line before wrapping
+  bool suppress = false;     ///< true: never switch to scientific because of small values
+  char sign = '-';           ///< '-': sign of negatives only; '+': always; ' ': a space for positives
+  float_mode floatmode = float_mode::maxprec;
+  std::string nanstr = "nan";  ///< text of NaN
+  std::string infstr = "inf";  ///< text of infinity
+};
+
+/// The calling thread's print options (NumPy's defaults until changed).
+[[nodiscard]] print_options get_printoptions();
+/// Sets the calling thread's print options; value_error for a sign other than '-', '+', ' ', a
+/// negative precision or edgeitems, or a linewidth below 1. Other threads keep theirs.
+void set_printoptions(const print_options& options);
+
+/// Print options for a scope (NumPy's `with np.printoptions(...)`): the constructor sets them for
+/// the calling thread, the destructor restores the previous ones.
+class [[nodiscard]] printoptions_scope {
+ public:
+  explicit printoptions_scope(const print_options& options);
+  ~printoptions_scope();
+  printoptions_scope(const printoptions_scope&) = delete;
+  printoptions_scope& operator=(const printoptions_scope&) = delete;
+
+ private:
+  print_options previous_;
+};
+
+/// `auto scope = nd::printoptions({.precision = 3});` sets options until `scope` ends.
+[[nodiscard]] inline printoptions_scope printoptions(const print_options& options) {
+  return printoptions_scope(options);
+}
+
 namespace detail {
 
 /// Values in a form the non-template formatter reads: integers and bools as text, real types as
@@ -26,17 +72,14 @@ struct print_values {
   std::vector<double> imag;
 };
 
+/// repr (`array([1. , 2.5], dtype=float32)`) and str (`[1.  2.5]`) with the thread's options.
 [[nodiscard]] std::string format_repr(const print_values& values, std::span<const index_t> shape);
+[[nodiscard]] std::string format_str(const print_values& values, std::span<const index_t> shape);
 
-}  // namespace detail
-
-/// NumPy 2's repr(a) with default print options (linewidth 75, threshold 1000, edgeitems 3,
-/// precision 8): "array([1. , 2.5], dtype=float32)", "array(3.)", "array([], shape=(0, 3), dtype=float64)".
-/// `values` are the elements in C order.
 template <array_element E>
-[[nodiscard]] std::string array_repr(std::span<const E> values, std::span<const index_t> shape) {
+print_values to_print_values(std::span<const E> values) {
   using T = std::remove_cv_t<E>;
-  detail::print_values p;
+  print_values p;
   p.type = dtype_of<T>;
   for (const T& v : values) {
     if constexpr (std::is_same_v<T, bool>) {
@@ -54,7 +97,23 @@ template <array_element E>
       p.imag.push_back(static_cast<double>(v.imag()));
     }
   }
-  return detail::format_repr(p, shape);
+  return p;
+}
+
+}  // namespace detail
+
+/// NumPy 2's repr(a) with the thread's print options: "array([1. , 2.5], dtype=float32)",
+/// "array(3.)", "array([], shape=(0, 3), dtype=float64)". `values` are the elements in C order.
+template <array_element E>
+[[nodiscard]] std::string array_repr(std::span<const E> values, std::span<const index_t> shape) {
+  return detail::format_repr(detail::to_print_values(values), shape);
+}
+
+/// NumPy 2's str(a) with the thread's print options: "[1.  2.5]", "[[1 2]\n [3 4]]", and a 0-d
+/// array as its scalar ("3.0", "(1+2j)", "True"). `values` are the elements in C order.
+template <array_element E>
+[[nodiscard]] std::string array_str(std::span<const E> values, std::span<const index_t> shape) {
+  return detail::format_str(detail::to_print_values(values), shape);
 }
 
 }  // namespace ndcuda

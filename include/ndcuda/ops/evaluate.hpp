@@ -229,5 +229,17 @@ template <class X>
 requires detail::is_expr<std::remove_cvref_t<X>> std::ostream& operator<<(std::ostream& os, const X& x) {
   return os << eval(x);
 }
+/// NumPy's str of the value of `x` (evaluated as eval does), under the thread's print options.
+template <class X>
+requires detail::is_expr<std::remove_cvref_t<X>>
+[[nodiscard]] std::string str(const X& x) {
+  return str(eval(x));
+}
+/// NumPy's repr of the value of `x` (evaluated as eval does), under the thread's print options.
+template <class X>
+requires detail::is_expr<std::remove_cvref_t<X>>
+[[nodiscard]] std::string repr(const X& x) {
+  return repr(eval(x));
+}
 
 }  // namespace ndcuda
