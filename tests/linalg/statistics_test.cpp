@@ -9,7 +9,6 @@
 #include <fstream>
 #include <limits>
 #include <ndcuda/linalg.hpp>
-#include <ndcuda/linalg/statistics.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
