@@ -4,6 +4,7 @@
 /// kernel reads every quantile of every row (ops/detail/quantile_rows.hpp, src/ops/quantile.cpp).
 #pragma once
 
+#include <cstdint>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
