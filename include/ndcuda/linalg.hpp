@@ -7,4 +7,5 @@
 #include <ndcuda/linalg/linalg_error.hpp>
 #include <ndcuda/linalg/products.hpp>
 #include <ndcuda/linalg/solvers.hpp>
+#include <ndcuda/linalg/statistics.hpp>
 #include <ndcuda/ndcuda.hpp>

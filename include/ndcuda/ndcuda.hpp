@@ -43,6 +43,7 @@
 #include <ndcuda/ops/indexing.hpp>
 #include <ndcuda/ops/indexing_functions.hpp>
 #include <ndcuda/ops/joining.hpp>
+#include <ndcuda/ops/quantile.hpp>
 #include <ndcuda/ops/rearranging.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/scans.hpp>

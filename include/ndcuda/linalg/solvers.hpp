@@ -11,6 +11,7 @@
 #include <ndcuda/linalg/detail/operands.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
 #include <ndcuda/linalg/products.hpp>
+#include <ndcuda/linalg/vector_norm.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <string>
 #include <string_view>
@@ -306,7 +307,8 @@ template <array_operand X>
   const ndcuda::detail::op_range<"nd::linalg::norm"> nvtx;
   return matrix_norm(x, ord);
 }
-/// numpy.linalg.norm(x, ord) with a numeric order: a vector norm of a 1-d array, a matrix norm of a 2-d one.
+/// numpy.linalg.norm(x, ord) with a numeric order: a vector norm of a 1-d array (any ord, 0 and
+/// negative p included), a matrix norm of a 2-d one.
 template <array_operand X>
 [[nodiscard]] auto norm(const X& x, double ord) {
   const ndcuda::detail::op_range<"nd::linalg::norm"> nvtx;
@@ -315,7 +317,7 @@ template <array_operand X>
   if (a.ndim() >= 2) {
     return matrix_norm(a, ord);
   }
-  return ndarray<R>(ndcuda::norm(a, ord).template astype<R>());
+  return ndarray<R>(vector_norm(a, ord));
 }
 
 /// The condition number in the 2-norm (s_max / s_min), or in ord ("fro", "nuc", 1, inf, ...) as
