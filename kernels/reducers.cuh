@@ -245,6 +245,9 @@ struct var_reducer {
   __forceinline__ O finalize(const welford<M, R>& a, long long) const {
     R d = R(a.n) - R(param);
     if (NAN_SKIP && !(d > R(0))) return cast<O>(detail::bounds<R>::nan());
+    // An infinite element makes NumPy's mean infinite (or NaN) and that element's distance to it
+    // inf - inf = NaN: the variance is NaN. Welford's merge can end at inf instead.
+    if (!nd_isfinite(a.mean)) return cast<O>(detail::bounds<R>::nan());
     if (d < R(0)) d = R(0);
     R v = a.m2 / d;
     if (SQRT) v = ::sqrt(v);

@@ -60,8 +60,9 @@ inline bool keep_of(keepdims_t k) {
   return k.value;
 }
 
-inline const std::vector<int>& matrix_axes(const axes& ax) {
-  const auto& list = *ax.list();
+// By value: axes::list() returns a fresh optional, which a reference would outlive.
+inline std::vector<int> matrix_axes(const axes& ax) {
+  std::vector<int> list = ax.list().value_or(std::vector<int>{});
   if (list.size() != 2) {
     throw value_error("Improper number of dimensions to norm.");
   }
@@ -95,7 +96,7 @@ requires(std::is_same_v<std::remove_cvref_t<K>, keepdims_t>&&...)
   if (list->size() == 1) {
     return ndarray<R>(vector_norm(a, ord, ax, keepdims(keep)));
   }
-  const auto& pair = detail::matrix_axes(axes(*list));
+  const std::vector<int> pair = detail::matrix_axes(axes(*list));
   const char* name = detail::matrix_order_name(ord);
   if (name == nullptr) {
     throw value_error("Invalid norm order for matrices.");
