@@ -418,6 +418,8 @@ std::vector<std::byte> loadtxt_bytes(const std::filesystem::path& path, dtype ty
   std::size_t cols = 0;
   std::string line;
   std::vector<std::size_t> picked;
+  // NumPy counts rows among the data lines only (comments, blank and skipped lines do not count): from 0
+  // in conversion errors, from 1 in the others, as its messages do.
   for (index_t line_no = 0; std::getline(in, line); ++line_no) {
     if (line_no < options.skiprows) {
       continue;
@@ -440,7 +442,7 @@ std::vector<std::byte> loadtxt_bytes(const std::filesystem::path& path, dtype ty
       for (const index_t c : options.usecols) {
         if (c >= n || c < -n) {
           throw io_error("loadtxt(" + quoted(path) + "): invalid column index " + std::to_string(c) + " at row " +
-                         std::to_string(line_no + 1) + " with " + std::to_string(n) + " columns");
+                         std::to_string(rows + 1) + " with " + std::to_string(n) + " columns");
         }
         picked.push_back(static_cast<std::size_t>(c < 0 ? c + n : c));
       }
@@ -449,13 +451,13 @@ std::vector<std::byte> loadtxt_bytes(const std::filesystem::path& path, dtype ty
       cols = picked.size();
     } else if (picked.size() != cols) {
       throw io_error("loadtxt(" + quoted(path) + "): the number of columns changed from " + std::to_string(cols) +
-                     " to " + std::to_string(picked.size()) + " at row " + std::to_string(line_no + 1) +
+                     " to " + std::to_string(picked.size()) + " at row " + std::to_string(rows + 1) +
                      "; use `usecols` to select a subset and avoid this error");
     }
     for (const std::size_t c : picked) {
       if (!append_value(out, type, tokens[c])) {
         throw io_error("loadtxt(" + quoted(path) + "): could not convert string '" + std::string(tokens[c]) + "' to " +
-                       std::string(name(type)) + " at row " + std::to_string(line_no) + ", column " +
+                       std::string(name(type)) + " at row " + std::to_string(rows) + ", column " +
                        std::to_string(c + 1) + ".");
       }
     }

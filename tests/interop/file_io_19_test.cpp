@@ -201,6 +201,10 @@ TEST_F(FileIo, WriterRefusesBadNamesAndNamesLikeNumPy) {
   EXPECT_FALSE(fs::exists(dir_ / "d.npz"));
   const std::vector<nd::npz_member> bf = {{"b", {{nd::dtype::bfloat16, {1}, false}, {std::byte{0}, std::byte{0}}}}};
   EXPECT_NE(error_of([&] { nd::write_npz(dir_ / "b.npz", bf, false); }).find("bfloat16"), std::string::npos);
+  // No arrays: the 22-byte end record alone, as np.savez writes it.
+  nd::write_npz(dir_ / "none.npz", {}, false);
+  EXPECT_EQ(file_text(dir_ / "none.npz"), std::string("PK\x05\x06") + std::string(18, '\0'));
+  EXPECT_TRUE(nd::read_npz(dir_ / "none.npz").empty());
   // The archive ndcuda wrote reads back, including a non-ASCII key (UTF-8 flag, as Python sets it).
   const std::vector<nd::npz_member> utf = {{"\xc3\xa9t\xc3\xa9", one}};
   nd::write_npz(dir_ / "u.npz", utf, false);
@@ -339,6 +343,11 @@ TEST_F(FileIo, LoadtxtErrorsUseNumPysWords) {
                 .find("the number of columns changed from 3 to 2 at row 2; use `usecols` to select a subset"),
             std::string::npos);
   EXPECT_NE(e("1 2 3\n4 x 5\n", nd::dtype::float64).find("could not convert string 'x' to float64 at row 1, column 2."),
+            std::string::npos);
+  // Rows count data lines only, as NumPy counts them.
+  EXPECT_NE(e("#c\n\n1 2 3\n4 x 5\n", nd::dtype::float64).find("'x' to float64 at row 1, column 2."),
+            std::string::npos);
+  EXPECT_NE(e("h\n1 2 3\n\n4 5\n", nd::dtype::float64, {.skiprows = 1}).find("from 3 to 2 at row 2;"),
             std::string::npos);
   EXPECT_NE(e("1.0\n", nd::dtype::int64).find("could not convert string '1.0' to int64"), std::string::npos);
   EXPECT_NE(e("300\n", nd::dtype::int8).find("could not convert string '300' to int8"), std::string::npos);
