@@ -26,6 +26,7 @@ class stored_array {
 
   [[nodiscard]] dtype type() const noexcept { return file_.header.type; }             ///< the element type
   [[nodiscard]] const shape_t& shape() const noexcept { return file_.header.shape; }  ///< the extents
+  /// The number of dimensions.
   [[nodiscard]] int ndim() const noexcept { return static_cast<int>(file_.header.shape.size()); }
   [[nodiscard]] index_t size() const noexcept { return shape_size(file_.header.shape); }  ///< element count
   /// The header and the little-endian bytes, in the header's order (Fortran order stays Fortran).
