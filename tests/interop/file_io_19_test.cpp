@@ -414,6 +414,10 @@ TEST_F(FileIo, GpuSaveLoadAndArchivesOfMixedDtypes) {
     EXPECT_EQ(archive["arr_0"].file().data.size(), f.size() * sizeof(float));
     EXPECT_EQ(std::memcmp(archive["arr_0"].file().data.data(), f.data(), f.size() * sizeof(float)), 0);
   }
+  // bfloat16 has no NumPy descr: refused before anything is written.
+  const auto bf = nd::zeros<__nv_bfloat16>({2});
+  EXPECT_THROW(nd::savez(dir_ / "bf.npz", {a, {"bf", bf}}), nd::io_error);
+  EXPECT_FALSE(fs::exists(dir_ / "bf.npz"));
   // A stored ndcuda archive is byte-identical to writing the same host members directly.
   const auto direct = nd::read_npz(dir_ / "s.npz");
   nd::write_npz(dir_ / "again.npz", direct, false);
