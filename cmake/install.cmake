@@ -52,6 +52,11 @@ endif()
 # The config needs the CUDA major version the libraries link (libcudart.so.<major>): another major
 # would put a second runtime into the user's process.
 set(ndcuda_cuda_major ${CUDAToolkit_VERSION_MAJOR})
+# A static ndcuda links zlib (.npz deflate) on the user's link line: the config finds it again.
+set(ndcuda_has_zlib OFF)
+if(ZLIB_FOUND)
+  set(ndcuda_has_zlib ON)
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ndcudaConfig.cmake.in
   ${PROJECT_BINARY_DIR}/ndcudaConfig.cmake INSTALL_DESTINATION ${ndcuda_cmake_dir}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR)

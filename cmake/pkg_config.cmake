@@ -36,6 +36,12 @@ if(DLPACK_INCLUDE_DIR)
 endif()
 string(APPEND ndcuda_pc_cflags " -I\${cuda_includedir}")
 
+# zlib, for .npz deflate (src/interop/npz*.cpp), when the build found it.
+set(ndcuda_pc_zlib "")
+if(ZLIB_FOUND)
+  set(ndcuda_pc_zlib " -lz")
+endif()
+
 # ndcuda_write_pc(<name> <description> <Requires> <Cflags> <Libs> <private libs> [extra variable lines])
 function(ndcuda_write_pc name description requires cflags libs private_libs)
   set(text "prefix=${ndcuda_pc_prefix}
@@ -66,7 +72,7 @@ endfunction()
 ndcuda_write_pc(ndcuda "NumPy-like ndarray<T> on NVIDIA GPUs for C++20 (needs -std=c++20)" ""
   "${ndcuda_pc_cflags}"
   "-L\${libdir}${ndcuda_pc_rpath_self} ${ndcuda_pc_self} ${ndcuda_pc_cuda_libs} -lcudart"
-  "-lnvrtc -ldl")
+  "-lnvrtc -ldl${ndcuda_pc_zlib}")
 ndcuda_write_pc(ndcuda-linalg "ndcuda's linalg and fft (cuBLAS, cuBLASLt, cuSOLVER, cuFFT)" ndcuda
   "-DNDCUDA_HAS_LINALG=1" "-L\${libdir} -lndcuda_linalg"
   "${ndcuda_pc_cuda_libs} -lcusolver -lcublasLt -lcublas -lcufft")

@@ -19,6 +19,8 @@
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/device/visible_devices.hpp>
 #include <ndcuda/interop/npy.hpp>
+#include <ndcuda/interop/npz_array.hpp>
+#include <ndcuda/interop/text_array.hpp>
 #include <ndcuda/jit/cache.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <ndcuda/jit/launch.hpp>

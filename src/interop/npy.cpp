@@ -158,6 +158,9 @@ npy_file read_npy(const std::filesystem::path& path) {
   };
   std::array<unsigned char, 12> preamble{};
   const std::size_t got = read_some(preamble.data(), 8);
+  if (got >= 4 && std::memcmp(preamble.data(), "PK\x03\x04", 4) == 0) {
+    throw io_error(quoted(path) + " is an .npz archive (a zip file), not a .npy file; read it with nd::load_npz");
+  }
   if (got < 8 || std::memcmp(preamble.data(), detail::npy_magic.data(), detail::npy_magic.size()) != 0) {
     throw io_error(quoted(path) + " is not a .npy file: " +
                    (got == 0 ? std::string("it is empty") : "it does not start with the magic \\x93NUMPY") +

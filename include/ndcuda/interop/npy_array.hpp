@@ -14,9 +14,67 @@
 #include <new>
 #include <optional>
 #include <span>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 namespace ndcuda {
+
+namespace detail {
+
+/// `a`'s elements on the host as an .npy would hold them (C order, little-endian, bool as bytes 0/1),
+/// with their header. Synchronises a's stream. io_error for bfloat16, before paying for the transfer.
+template <array_element T>
+[[nodiscard]] npy_file npy_file_of(const ndarray<T>& a) {
+  using value_type = std::remove_cv_t<T>;
+  npy_file file{{dtype_of<T>, a.shape(), false}, {}};
+  (void)npy_descr(file.header.type);
+  const auto host = a.to_host();
+  file.data.resize(host.size() * sizeof(value_type));
+  if constexpr (std::is_same_v<value_type, bool>) {
+    // to_host() gives std::vector<bool>, which has no contiguous storage: spell each element as a byte.
+    std::transform(host.begin(), host.end(), file.data.begin(), [](bool b) { return std::byte{b}; });
+  } else if (!host.empty()) {
+    std::memcpy(file.data.data(), host.data(), file.data.size());
+  }
+  return file;
+}
+
+/// A new ndarray<T> on `s` holding C-ordered little-endian `bytes` of `shape` (bool as bytes).
+template <array_element T>
+[[nodiscard]] ndarray<std::remove_cv_t<T>> ndarray_from_bytes(std::span<const std::byte> bytes, shape_t shape,
+                                                              const std::string& source, std::optional<stream> s) {
+  using value_type = std::remove_cv_t<T>;
+  const std::size_t count = bytes.size() / sizeof(value_type);
+  // Copied into a typed buffer rather than cast: the bytes are not value_type objects, and a bool
+  // must be exactly 0 or 1 (NumPy writes 0/1; any other byte is taken as true, as NumPy reads it).
+  std::unique_ptr<value_type[]> values(new (std::nothrow) value_type[count]);
+  if (values == nullptr) {
+    throw out_of_memory(source + " needs " + std::to_string(bytes.size()) +
+                        " more bytes of host memory to stage the data, and the host has no room for them; free host "
+                        "memory or load a smaller array");
+  }
+  if constexpr (std::is_same_v<value_type, bool>) {
+    std::transform(bytes.begin(), bytes.end(), values.get(), [](std::byte b) { return b != std::byte{0}; });
+  } else if (count != 0) {
+    std::memcpy(static_cast<void*>(values.get()), bytes.data(), count * sizeof(value_type));
+  }
+  return asarray<value_type>(std::span<const value_type>(values.get(), count), std::move(shape), std::move(s));
+}
+
+/// A new ndarray<T> from what read_npy or read_npz gave: Fortran order transposed on the host.
+template <array_element T>
+[[nodiscard]] ndarray<std::remove_cv_t<T>> ndarray_from_npy(const npy_file& file, const std::string& source,
+                                                            std::optional<stream> s) {
+  if (file.header.fortran_order) {
+    const std::vector<std::byte> c_order =
+        npy_fortran_to_c_order(file.data, file.header.shape, sizeof(std::remove_cv_t<T>));
+    return ndarray_from_bytes<T>(c_order, file.header.shape, source, std::move(s));
+  }
+  return ndarray_from_bytes<T>(file.data, file.header.shape, source, std::move(s));
+}
+
+}  // namespace detail
 
 /// Writes `a` as a .npy file that np.load reads back with the same dtype and shape (always C order,
 /// little-endian, format 1.0: byte-identical to np.save of the same data). Synchronises a's stream.
@@ -24,18 +82,8 @@ namespace ndcuda {
 template <array_element T>
 void save_npy(const std::filesystem::path& path, const ndarray<T>& a) {
   const ndcuda::detail::op_range<"nd::save_npy"> nvtx;
-  using value_type = std::remove_cv_t<T>;
-  const npy_header header{dtype_of<T>, a.shape(), false};
-  (void)npy_descr(header.type);  // refuse bfloat16 before paying for the transfer
-  const auto host = a.to_host();
-  if constexpr (std::is_same_v<value_type, bool>) {
-    // to_host() gives std::vector<bool>, which has no contiguous storage: spell each element as a byte.
-    std::unique_ptr<std::uint8_t[]> bytes(new std::uint8_t[host.size()]);
-    std::transform(host.begin(), host.end(), bytes.get(), [](bool b) { return static_cast<std::uint8_t>(b); });
-    write_npy_bytes(path, header, bytes.get(), host.size());
-  } else {
-    write_npy_bytes(path, header, host.data(), host.size() * sizeof(value_type));
-  }
+  const npy_file file = detail::npy_file_of(a);
+  write_npy_bytes(path, file.header, file.data.data(), file.data.size());
 }
 
 /// Reads a .npy file into a new ndarray<T> on `s` (or the current device's default stream), like
@@ -44,30 +92,11 @@ void save_npy(const std::filesystem::path& path, const ndarray<T>& a) {
 template <array_element T>
 [[nodiscard]] ndarray<std::remove_cv_t<T>> load_npy(const std::filesystem::path& path, std::optional<stream> s = {}) {
   const ndcuda::detail::op_range<"nd::load_npy"> nvtx;
-  using value_type = std::remove_cv_t<T>;
-  npy_file file = read_npy(path);
+  const npy_file file = read_npy(path);
   if (file.header.type != dtype_of<T>) {
     throw io_error(npy_dtype_mismatch_message(path, file.header.type, dtype_of<T>));
   }
-  if (file.header.fortran_order) {
-    file.data = npy_fortran_to_c_order(file.data, file.header.shape, sizeof(value_type));
-  }
-  const std::size_t count = file.data.size() / sizeof(value_type);
-  // Copied into a typed buffer rather than cast: the bytes are not value_type objects, and a bool
-  // must be exactly 0 or 1 (NumPy writes 0/1; any other byte is taken as true, as NumPy reads it).
-  std::unique_ptr<value_type[]> values(new (std::nothrow) value_type[count]);
-  if (values == nullptr) {
-    throw out_of_memory("load_npy(" + path.string() + ") needs " + std::to_string(file.data.size()) +
-                        " more bytes of host memory to stage the data, and the host has no room for them; free host "
-                        "memory or load a smaller array");
-  }
-  if constexpr (std::is_same_v<value_type, bool>) {
-    std::transform(file.data.begin(), file.data.end(), values.get(), [](std::byte b) { return b != std::byte{0}; });
-  } else if (count != 0) {
-    std::memcpy(static_cast<void*>(values.get()), file.data.data(), file.data.size());
-  }
-  return asarray<value_type>(std::span<const value_type>(values.get(), count), std::move(file.header.shape),
-                             std::move(s));
+  return detail::ndarray_from_npy<T>(file, "load_npy(" + path.string() + ")", std::move(s));
 }
 
 }  // namespace ndcuda
