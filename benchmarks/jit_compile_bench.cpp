@@ -3,7 +3,9 @@
 // the disk cache off. Builds on the jit engine's internals (src/jit) and the reduction table (src/ops).
 #include <benchmark/benchmark.h>
 
-#include <ndcuda/ndcuda.hpp>
+#include <ndcuda/jit/elementwise_kernel.hpp>
+#include <ndcuda/jit/raw_kernel.hpp>
+#include <ndcuda/ops/detail/reduce_engine.hpp>
 #include <string>
 #include <vector>
 

@@ -8,7 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <ndcuda/ndcuda.hpp>
+#include <ndcuda/array/creation.hpp>
+#include <ndcuda/ops/operators.hpp>
+#include <ndcuda/ops/reductions.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -111,9 +113,11 @@ TEST(JitFirstCall, GpuFirstCallReductionsMatchTheHostReference) {
   std::vector<double> host(n);
   for (double& x : host) x = value(nd::testing::rng());
   const auto a = nd::asarray(host.data(), nd::shape_t{static_cast<nd::index_t>(n)});
-  double want = 0;
+  long double want = 0;
   for (double x : host) want += x;
-  EXPECT_NEAR(static_cast<double>(nd::sum(a).item()), want, 1e-9 * static_cast<double>(n));
+  // The tolerance of tests/ops/gpu_reduction_test.cpp: 8 n eps x the largest |x| (2).
+  EXPECT_NEAR(static_cast<double>(nd::sum(a).item()), static_cast<double>(want),
+              8.0 * static_cast<double>(n) * 2.22e-16 * 2.0);
 
   const nd::index_t rows = 3;
   const nd::index_t cols = 200001;
