@@ -71,7 +71,8 @@ TEST(JitFirstCall, ElementwiseBodiesThatCallNoUfuncSkipTheUfuncHeaderAndCompile)
 }
 
 TEST(JitFirstCall, ReductionPassesCompileSideBySideAndOnce) {
-  // A compiler that takes 150 ms and records how many compiles were in flight at once.
+  // A compiler that records how many compiles were in flight at once: each waits (up to 10 s, so
+  // a loaded machine cannot make it flaky) until another one has started.
   std::atomic<int> in_flight{0};
   std::atomic<int> most{0};
   std::atomic<int> calls{0};
@@ -81,7 +82,10 @@ TEST(JitFirstCall, ReductionPassesCompileSideBySideAndOnce) {
         int seen = most.load();
         while (now > seen && !most.compare_exchange_weak(seen, now)) {
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (most.load() < 2 && calls.load() == 0 && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
         --in_flight;
         ++calls;
         return jd::compiled_program{"image", std::vector<std::string>(key.name_expressions.size(), "lowered"), ""};
