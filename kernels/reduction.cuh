@@ -101,10 +101,16 @@ __forceinline__ auto map_at(const Map& map, const IndexT (&base)[NA], const Inde
 
 // The first pass's result for output `o`: the final value when the grid does not split the
 // reduced elements (gridDim.y == 1), else this split's partial result.
+// gridDim.y is read through volatile asm, which the optimizer cannot hoist: tested as plain
+// gridDim.y, the test is loop-invariant and NVVM unswitches the whole loop over outputs into two
+// copies, which doubled the kernel NVRTC compiles (~30% of a new reduction's first-call compile
+// time) to save one branch per output.
 template <class R, class Acc, class Out, class IndexT>
 __forceinline__ void store_result(const R& r, const Acc& acc, Out* out, void* partials, IndexT out_offset, IndexT o,
                                   IndexT outputs, long long count) {
-  if (gridDim.y == 1) {
+  unsigned splits;
+  asm volatile("mov.u32 %0, %%nctaid.y;" : "=r"(splits));
+  if (splits == 1) {
     out[out_offset] = r.finalize(acc, count);
   } else {
     static_cast<Acc*>(partials)[IndexT(blockIdx.y) * outputs + o] = acc;
@@ -150,6 +156,9 @@ __forceinline__ void reduce_rows(const Map& map, const R& r, const strided_index
       for (IndexT k = begin + IndexT(lane) * VEC; k < vector_end; k += IndexT(GROUP) * VEC) {
         detail::fold_vectors<VEC>(r, map, acc, k, base, inputs(), in...);
       }
+      // The tail: fewer than VEC elements per row, so at most one step per lane; unrolled it
+      // would only add code for NVRTC to compile.
+#pragma unroll 1
       for (IndexT k = vector_end + lane; k < end; k += GROUP) {
         IndexT off[NI];
 #pragma unroll
@@ -224,6 +233,8 @@ __forceinline__ void reduce_finish_rows(const R& r, const strided_indexer<NO, NA
   const Acc* p = static_cast<const Acc*>(partials);
   for (IndexT o = IndexT(blockIdx.x); o < outer.size; o += IndexT(gridDim.x)) {
     Acc acc = r.identity();
+    // A few partials per thread (splits are at most 65535, usually hundreds): not worth unrolling.
+#pragma unroll 1
     for (IndexT y = IndexT(threadIdx.x); y < splits; y += BLOCK) acc = r.combine(acc, p[y * outer.size + o]);
     acc = block_reduce<BLOCK>(acc, detail::combine_with<R>{r});
     if (threadIdx.x == 0) {

@@ -88,6 +88,11 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
         : plan.row_vectors() ? "2-d, " + std::to_string(plan.vector) + " per vector along rows"
                              : "strided, " + std::to_string(plan.ndim()) + "-d") +
        ", " + (plan.index64 ? "64" : "32") + "-bit indexing");
+  // Every helper a fused expression calls is ndcuda::nd_<name> (kernels/ufuncs.cuh); a body that
+  // names none needs no ufuncs.cuh, which is about 4 ms of each compile (docs/jit.md).
+  if (body.find("nd_") == std::string_view::npos) {
+    emit("#define NDCUDA_KERNEL_WITHOUT_UFUNCS 1");
+  }
   if (uses(dtype::float16)) {
     emit("#include <cuda_fp16.h>");
   }

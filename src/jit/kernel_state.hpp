@@ -43,6 +43,13 @@ struct kernel_state {
   /// The key for `target` (the same one a device of that architecture uses).
   [[nodiscard]] kernel_key key_for(compile_target target) const;
 
+  /// Whether the kernel is surely not resolved on `device` yet, so that on_device(device) will
+  /// compile or load it (a first-call path asks, to start other work early). False when unknown.
+  [[nodiscard]] bool unresolved_on(int device) const {
+    return device >= 0 && device < fast_devices &&
+           resolved_[static_cast<std::size_t>(device)].load(std::memory_order_acquire) == nullptr;
+  }
+
  private:
   static constexpr int fast_devices = 64;
   const loaded_kernel& resolve(int device) const;

@@ -2,8 +2,10 @@
 // split over blockIdx.y), and the launch of both passes. The NumPy side is src/ops/reduction*.cpp.
 #include <algorithm>
 #include <cstdint>
+#include <future>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/jit/launch.hpp>
+#include <system_error>
 
 #include "jit/elementwise_source.hpp"
 #include "jit/module.hpp"
@@ -41,6 +43,37 @@ void plan_geometry(reduction_launch& g, index_t resident) {
   g.chunk = ceil_div(g.chunk, align) * align;
   g.splits = g.chunk > 0 ? ceil_div(plan.reduced, g.chunk) : 1;
   g.grid = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(g.splits));
+}
+
+// Compiles `kernel` for `cc` on another thread, so that a reduction's two passes compile side by
+// side on its first call (NVRTC is single-threaded per program; two programs compile in parallel).
+// Only NVRTC and the caches run there, no CUDA call, so it is safe during stream capture. Errors
+// are left to the caller's own resolution, which compiles again and reports them.
+std::future<void> compile_in_background(const kernel_state& kernel, compute_capability cc) {
+  try {
+    return std::async(std::launch::async, [&kernel, cc] {
+      try {
+        compile_for(kernel, cc);
+      } catch (...) {  // NOLINT(bugprone-empty-catch): reported by the caller's own compile
+      }
+    });
+  } catch (const std::system_error&) {  // no thread to be had: the caller compiles in turn
+    return {};
+  }
+}
+
+// Whether plan_geometry will split the reduced elements whatever the kernel's occupancy: a device
+// holds at least one block of reduce_block threads per SM (the kernels' __launch_bounds__), so
+// `resident` >= SMs. Then the second pass is certain and can compile beside the first.
+bool surely_splits(const reduction_plan& plan, int multiprocessors) {
+  if (plan.reduced <= 0) {
+    return false;
+  }
+  const index_t per_block = plan.strategy == reduce_strategy::rows ? reduce_block / plan.group : reduce_block;
+  const index_t needed = std::max<index_t>(ceil_div(plan.outputs, per_block), 1);
+  const index_t min_chunk =
+      plan.strategy == reduce_strategy::rows ? index_t{plan.group} * plan.vector * 8 : index_t{16};
+  return 2 * needed <= multiprocessors && ceil_div(plan.reduced, min_chunk) >= 2;
 }
 
 }  // namespace
@@ -94,7 +127,18 @@ reduction_launch plan_reduction_launch(const reduction_state& state, int device,
   reduction_launch g;
   g.plan = state.plan(shape, reduced, out_strides, in_strides, addresses);
   g.first = &state.first_pass(g.plan);
+  std::future<void> second;                     // joined before returning: both passes are then in memory
+  if (g.first->kernel.unresolved_on(device)) {  // a first call here: compile the passes side by side
+    const ndcuda::device dev(device);
+    const generated_kernel& finish = state.second_pass(g.plan);
+    if (finish.kernel.unresolved_on(device) && surely_splits(g.plan, dev.multiprocessor_count())) {
+      second = compile_in_background(finish.kernel, dev.capability());
+    }
+  }
   g.kernel = &g.first->kernel.on_device(device);
+  if (second.valid()) {
+    second.wait();
+  }
   const auto [min_grid, best_block] = occupancy(*g.kernel, 0);
   plan_geometry(g, std::max<index_t>(index_t{min_grid} * std::max(best_block, 32) / reduce_block, 1));
   return g;
@@ -139,8 +183,13 @@ void compile_reduction(const reduction_state& state, compute_capability cc, std:
                        std::span<const strides_t> in_strides) {
   const std::vector<std::uintptr_t> aligned(in_strides.size(), 256);
   const reduction_plan plan = state.plan(shape, reduced, out_strides, in_strides, aligned);
+  const generated_kernel& second = state.second_pass(plan);
+  std::future<void> pending = compile_in_background(second.kernel, cc);
   compile_for(state.first_pass(plan).kernel, cc);
-  compile_for(state.second_pass(plan).kernel, cc);
+  if (pending.valid()) {
+    pending.wait();
+  }
+  compile_for(second.kernel, cc);  // a memory hit, or the compile_error the background compile met
 }
 
 std::string reduction_source_for(const reduction_state& state, std::span<const index_t> shape,

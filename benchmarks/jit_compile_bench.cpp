@@ -1,0 +1,123 @@
+// First-call NVRTC compile time, measured on the CPU (NVRTC needs no GPU): a new elementwise kernel
+// and a new reduction, generated exactly as the library generates them, compiled for sm_90 with
+// the disk cache off. Builds on the jit engine's internals (src/jit) and the reduction table (src/ops).
+#include <benchmark/benchmark.h>
+
+#include <ndcuda/jit/elementwise_kernel.hpp>
+#include <ndcuda/jit/raw_kernel.hpp>
+#include <ndcuda/ops/detail/reduce_engine.hpp>
+#include <string>
+#include <vector>
+
+#include "jit/kernel_state.hpp"
+#include "jit/nvrtc_compiler.hpp"
+#include "jit/program_cache.hpp"
+#include "ops/reduction_axes.hpp"
+#include "ops/reduction_state.hpp"
+
+namespace nd = ndcuda;
+namespace jd = ndcuda::jit::detail;
+
+namespace {
+
+const nd::compute_capability sm90{9, 0};
+
+// Every compile is of a source no earlier one used (a new constant), with nothing on disk to find
+// and nothing written: the cold first call of a new kernel, less the module load and launch.
+int next_unique() {
+  static const bool cold = [] {
+    jd::global_program_cache().set_disk(nullptr);
+    return true;
+  }();
+  (void)cold;
+  static int unique = 0;
+  return ++unique;
+}
+
+std::string constant() {
+  return std::to_string(next_unique()) + ".0f";
+}
+
+// A kernel of one statement: NVRTC's fixed cost per program, which nothing below can go under.
+void compile_floor_empty_kernel(benchmark::State& state) {
+  for (auto _ : state) {
+    const std::string k = "k" + std::to_string(next_unique());
+    nd::raw_kernel kernel("extern \"C\" __global__ void " + k + "(float* o) { o[threadIdx.x] = 1.0f; }", k);
+    kernel.compile(sm90);
+  }
+  state.SetLabel("raw_kernel of one store: NVRTC's floor per program");
+}
+
+// The variant nearly every first elementwise call uses: dense, 32-bit, 16-byte vectors.
+void compile_new_elementwise(benchmark::State& state) {
+  for (auto _ : state) {
+    nd::elementwise_kernel<float(float, float)> kernel("out = x * " + constant() + " + y", "cold");
+    kernel.compile(sm90);
+  }
+  state.SetLabel("elementwise_kernel<float(float, float)>, contiguous variant; GPU goal <= 40 ms");
+}
+
+// The first pass of sum(a * c, axis=1) over a dense 4096 x 1024 float32 array: rows, vectors, one
+// split (benchmarks/reduction_bench.cpp's cold case; no second pass is compiled there).
+void compile_new_reduction_rows(benchmark::State& state) {
+  const nd::shape_t shape{4096, 1024};
+  const std::vector<bool> reduced{false, true};
+  const std::vector<nd::strides_t> in{nd::c_strides(shape)};
+  const std::vector<std::uintptr_t> aligned{256};
+  const nd::strides_t out = nd::detail::reduction_out_strides(shape, reduced);
+  const nd::detail::leaf_ref input{nullptr, nullptr, nd::dtype::float32, nullptr, 0};
+  constexpr nd::detail::reduce_spec spec{nd::detail::reduce_kind::sum, nd::dtype::float32, nd::dtype::float32,
+                                         nd::dtype::float32};
+  for (auto _ : state) {
+    const auto st = nd::detail::make_reduction_state("out = in0 * " + constant(), spec, {&input, 1}, {});
+    const jd::reduction_plan plan = st->engine.plan(shape, reduced, out, in, aligned);
+    jd::compile_for(st->engine.first_pass(plan).kernel, sm90);
+  }
+  state.SetLabel("sum(a * c, 1), 4096 x 1024 float32: first pass only; GPU goal <= 100 ms");
+}
+
+// sum(a * c) of 2^24 float32: a full reduction needs both passes on its first call. The second
+// pass's source holds no map (one per reducer and dtype in a process), so each iteration renames
+// the kernels to make both passes new; they compile side by side, so real time is what counts.
+void compile_new_reduction_full(benchmark::State& state) {
+  const nd::shape_t shape{nd::index_t{1} << 24};
+  const std::vector<bool> reduced{true};
+  const std::vector<nd::strides_t> in{nd::c_strides(shape)};
+  const nd::strides_t out = nd::detail::reduction_out_strides(shape, reduced);
+  const nd::detail::leaf_ref input{nullptr, nullptr, nd::dtype::float32, nullptr, 0};
+  constexpr nd::detail::reduce_spec spec{nd::detail::reduce_kind::sum, nd::dtype::float32, nd::dtype::float32,
+                                         nd::dtype::float32};
+  const bool side_by_side = state.range(0) != 0;
+  const std::vector<std::uintptr_t> aligned{256};
+  for (auto _ : state) {
+    const auto st = nd::detail::make_reduction_state("out = in0", spec, {&input, 1}, {});
+    jd::reduction_signature sig = st->engine.signature;
+    sig.name += "_" + std::to_string(next_unique());
+    const jd::reduction_state engine(std::move(sig));
+    if (side_by_side) {
+      jd::compile_reduction(engine, sm90, shape, reduced, out, in);
+    } else {  // the two passes in turn, as before: the baseline for the same run
+      const jd::reduction_plan plan = engine.plan(shape, reduced, out, in, aligned);
+      jd::compile_for(engine.first_pass(plan).kernel, sm90);
+      jd::compile_for(engine.second_pass(plan).kernel, sm90);
+    }
+  }
+  state.SetLabel(side_by_side ? "sum(a), 2^24 float32: both passes side by side; GPU goal <= 100 ms"
+                              : "sum(a), 2^24 float32: both passes in turn (baseline)");
+}
+
+}  // namespace
+
+// The first compile in a process also pays NVRTC's own start-up (tens of ms): measured once, first.
+BENCHMARK(compile_new_elementwise)->Name("first_compile_in_process")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(compile_floor_empty_kernel)->Iterations(15)->Repetitions(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(compile_new_elementwise)->Iterations(15)->Repetitions(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(compile_new_reduction_rows)->Iterations(10)->Repetitions(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(compile_new_reduction_full)
+    ->ArgName("side_by_side")
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(10)
+    ->Repetitions(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
