@@ -49,7 +49,7 @@ template <class T>
 __forceinline__ T nd_round_decimals(T x, int d) {
   if constexpr (detail::is_int<T>::value) {
     if (d >= 0) return x;
-    const double f = nd_power_of_ten(-d);
+    const double f = nd_power_of_ten(d < -400 ? 400 : -d);
     const double r = ::rint(double(x) / f) * f;
     // Through a 64-bit integer, so out-of-range results wrap as NumPy's cast does (uint8 255 -> 300 -> 44).
     if constexpr (!detail::is_signed_int<T>::value && detail::bits_of<T>::value == 64) {
@@ -58,7 +58,8 @@ __forceinline__ T nd_round_decimals(T x, int d) {
       return T((long long)r);
     }
   } else {
-    const T f = T(nd_power_of_ten(d < 0 ? -d : d));
+    // |d| past 400 gives the same 10**|d| (inf) and keeps -d from overflowing.
+    const T f = T(nd_power_of_ten(d < -400 ? 400 : (d < 0 ? -d : (d > 400 ? 400 : d))));
     return d >= 0 ? T(T(::rint(T(x * f))) / f) : T(T(::rint(T(x / f))) * f);
   }
 }

@@ -9,6 +9,7 @@
 #include <ndcuda/ops/detail/codegen.hpp>
 #include <ndcuda/ops/detail/pair_outputs.hpp>
 #include <ndcuda/ops/expression.hpp>
+#include <ndcuda/ops/float_parts.hpp>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -129,6 +130,32 @@ void run_pair(pair_kind kind, std::span<const pair_operand> in, dtype compute, c
   slot.source = "output slot";  // marks a computed input: no overlap check, no alignment
   inputs.push_back(slot);
   run_expression(state, first, inputs, scalars.data());
+}
+
+node_code emit_ldexp(std::span<const node_code> c) {
+  const dtype f = compute_type(float_of(c[0].value));
+  return {"ndcuda::nd_ldexp(" + converted_code(f, c[0]) + ", " + converted_code(dtype::int64, c[1]) + ")", f};
+}
+
+node_code emit_round_decimals(std::span<const node_code> c) {
+  const dtype t = compute_type(round_decimals_op::result(c[0].value, c[1].value));
+  return {"ndcuda::nd_round_decimals(" + converted_code(t, c[0]) + ", " + c[1].text + ")", t};
+}
+
+node_code emit_nan_to_num(std::span<const node_code> c) {
+  const dtype t = compute_type(c[0].value);
+  const dtype p = compute_type(c[1].value);
+  return {"ndcuda::nd_nan_to_num(" + converted_code(t, c[0]) + ", " + converted_code(p, c[1]) + ", " +
+              converted_code(p, c[2]) + ", " + converted_code(p, c[3]) + ")",
+          t};
+}
+
+node_code emit_isclose(std::span<const node_code> c) {
+  const dtype t = compute_type(promote_types(c[0].value, close_float(c[1].value)));
+  const dtype p = part_of(t);
+  return {"ndcuda::nd_isclose(" + converted_code(t, c[0]) + ", " + converted_code(t, c[1]) + ", " +
+              converted_code(p, c[2]) + ", " + converted_code(p, c[3]) + ", " + c[4].text + ")",
+          dtype::bool_};
 }
 
 void throw_round_bool(int decimals) {

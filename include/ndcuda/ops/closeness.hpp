@@ -6,6 +6,7 @@
 #include <limits>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/codegen.hpp>
+#include <ndcuda/ops/float_parts.hpp>
 #include <ndcuda/ops/functions.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <numbers>
@@ -64,10 +65,7 @@ struct round_decimals_op {
   /// bool rounds to float16, as np.round(bool array) (decimals 0 only: NumPy refuses the others).
   static constexpr dtype result(dtype x, dtype) noexcept { return x == dtype::bool_ ? dtype::float16 : x; }
   static constexpr dtype input(dtype x, dtype d) noexcept { return result(x, d); }
-  static node_code emit(std::span<const node_code> c) {
-    const dtype t = compute_type(result(c[0].value, c[1].value));
-    return {"ndcuda::nd_round_decimals(" + converted_code(t, c[0]) + ", " + c[1].text + ")", t};
-  }
+  static node_code emit(std::span<const node_code> c) { return emit_round_decimals(c); }
 };
 
 /// nan_to_num: x and three scalars of x's part dtype (float64 for integers, which pass through).
@@ -82,17 +80,19 @@ struct nan_to_num_op {
   static constexpr dtype input(dtype x, D...) noexcept {
     return x;
   }
-  static node_code emit(std::span<const node_code> c) {
-    const dtype t = compute_type(c[0].value);
-    const dtype p = compute_type(c[1].value);
-    return {"ndcuda::nd_nan_to_num(" + converted_code(t, c[0]) + ", " + converted_code(p, c[1]) + ", " +
-                converted_code(p, c[2]) + ", " + converted_code(p, c[3]) + ")",
-            t};
-  }
+  static node_code emit(std::span<const node_code> c) { return emit_nan_to_num(c); }
 };
 
 /// NumPy's TypeError for round(bool array, decimals != 0) (out of line: a cold path).
 [[noreturn]] void throw_round_bool(int decimals);
+
+/// The largest finite value of a float dtype (numeric_limits has no __half or bfloat16).
+constexpr double largest_finite(dtype t) noexcept {
+  return t == dtype::float16    ? 65504.0
+         : t == dtype::bfloat16 ? 3.3895313892515355e38
+         : t == dtype::float32  ? static_cast<double>(std::numeric_limits<float>::max())
+                                : std::numeric_limits<double>::max();
+}
 
 /// isclose's y dtype: NumPy converts y to result_type(y, 1.0), so integers and bools compare as float64.
 constexpr dtype close_float(dtype t) noexcept {
@@ -112,13 +112,7 @@ struct isclose_op {
   static constexpr dtype input(dtype x, dtype y, D...) noexcept {
     return promote_types(x, close_float(y));
   }
-  static node_code emit(std::span<const node_code> c) {
-    const dtype t = compute_type(promote_types(c[0].value, close_float(c[1].value)));
-    const dtype p = part_of(t);
-    return {"ndcuda::nd_isclose(" + converted_code(t, c[0]) + ", " + converted_code(t, c[1]) + ", " +
-                converted_code(p, c[2]) + ", " + converted_code(p, c[3]) + ", " + c[4].text + ")",
-            dtype::bool_};
-  }
+  static node_code emit(std::span<const node_code> c) { return emit_isclose(c); }
 };
 
 }  // namespace detail
@@ -163,8 +157,8 @@ template <array_operand A>
   constexpr dtype p = is_floating(t) || is_complex(t) ? detail::part_of(t) : dtype::float64;
   using P = type_of<p>;
   using L = detail::scalar_leaf<p>;
-  const double hi = o.posinf ? *o.posinf : static_cast<double>(std::numeric_limits<P>::max());
-  const double lo = o.neginf ? *o.neginf : static_cast<double>(std::numeric_limits<P>::lowest());
+  const double hi = o.posinf ? *o.posinf : detail::largest_finite(p);
+  const double lo = o.neginf ? *o.neginf : -detail::largest_finite(p);
   return expr<detail::nan_to_num_op, detail::node_t<A>, L, L, L>{
       {detail::as_node(std::forward<A>(a)), L{detail::scalar_as<P>(o.nan)}, L{detail::scalar_as<P>(hi)},
        L{detail::scalar_as<P>(lo)}}};

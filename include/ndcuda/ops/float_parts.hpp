@@ -17,6 +17,13 @@
 namespace ndcuda {
 namespace detail {
 
+// The kernel text of the nodes that spell themselves (src/ops/float_parts.cpp: strings are built
+// out of line, see docs/contributing.md on -Wrestrict).
+[[nodiscard]] node_code emit_ldexp(std::span<const node_code> c);
+[[nodiscard]] node_code emit_round_decimals(std::span<const node_code> c);
+[[nodiscard]] node_code emit_nan_to_num(std::span<const node_code> c);
+[[nodiscard]] node_code emit_isclose(std::span<const node_code> c);
+
 /// ldexp's node: unlike a table row its operands keep their own dtypes (NumPy's 'fl->f' loops),
 /// the mantissa its float type (float_of), the exponent int64.
 struct ldexp_op {
@@ -28,10 +35,7 @@ struct ldexp_op {
   static constexpr bool accepts(dtype x, dtype e) noexcept {
     return !is_complex(x) && (is_bool(e) || (is_integral(e) && e != dtype::uint64));
   }
-  static node_code emit(std::span<const node_code> c) {
-    const dtype f = compute_type(float_of(c[0].value));
-    return {"ndcuda::nd_ldexp(" + converted_code(f, c[0]) + ", " + converted_code(dtype::int64, c[1]) + ")", f};
-  }
+  static node_code emit(std::span<const node_code> c) { return emit_ldexp(c); }
 };
 
 /// The array an operand of a two-output ufunc reads: the array itself, or an expression evaluated.
@@ -108,39 +112,34 @@ requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto divmod(const A
   static_assert(!is_complex(d), "ufunc 'divmod' not supported for the input types (complex)");
   constexpr dtype r = detail::int8_for_bool(d);
   using R = type_of<r>;
-  const auto as_operand = [](const auto& x, detail::leaf_ref& leaf, auto& value) {
-    using X = std::remove_cvref_t<decltype(x)>;
-    if constexpr (array_operand<X>) {
-      leaf = detail::leaf_of(value);
-      return detail::pair_operand{&leaf};
-    } else {
-      return detail::pair_operand{nullptr, d, &value};
-    }
-  };
   const auto hold = [](const auto& x) {
-    using X = std::remove_cvref_t<decltype(x)>;
-    if constexpr (array_operand<X>) {
+    if constexpr (array_operand<decltype(x)>) {
       return detail::operand_array(x);
     } else {
       return detail::scalar_as<type_of<d>>(x);
     }
   };
-  auto va = hold(a);
-  auto vb = hold(b);
-  detail::leaf_ref la{};
-  detail::leaf_ref lb{};
-  const detail::pair_operand ops[2] = {as_operand(a, la, va), as_operand(b, lb, vb)};
+  const auto va = hold(a);
+  const auto vb = hold(b);
+  detail::leaf_ref leaves[2]{};
+  detail::pair_operand ops[2]{};
   shape_t shape;
   const stream* s = nullptr;
-  if constexpr (array_operand<A> && array_operand<B>) {
-    shape = va.shape() == vb.shape() ? va.shape() : broadcast_shapes(va.shape(), vb.shape());
-    s = &va.stream();
-  } else if constexpr (array_operand<A>) {
+  if constexpr (array_operand<A>) {
+    leaves[0] = detail::leaf_of(va);
+    ops[0] = detail::pair_operand{&leaves[0]};
     shape = va.shape();
     s = &va.stream();
   } else {
-    shape = vb.shape();
-    s = &vb.stream();
+    ops[0] = detail::pair_operand{nullptr, d, &va};
+  }
+  if constexpr (array_operand<B>) {
+    leaves[1] = detail::leaf_of(vb);
+    ops[1] = detail::pair_operand{&leaves[1]};
+    shape = s == nullptr ? vb.shape() : vb.shape() == shape ? shape : broadcast_shapes(shape, vb.shape());
+    s = s == nullptr ? &vb.stream() : s;
+  } else {
+    ops[1] = detail::pair_operand{nullptr, d, &vb};
   }
   ndarray<R> q = empty<R>(shape, *s);
   ndarray<R> m = empty<R>(shape, *s);
