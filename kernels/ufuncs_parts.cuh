@@ -45,18 +45,29 @@ __forceinline__ double nd_power_of_ten(int n) {
   for (int i = 0; i < n; ++i) p *= 10.0;
   return p;
 }
+// float64 -> integer as NumPy's cast does on x86 (cvttsd2si), where C leaves out-of-range values
+// undefined: types narrower than 32 bits go through int32 and wrap (uint8: 300 -> 44), uint32
+// through int64; an int32 or int64 out of range becomes its minimum (the "integer indefinite").
+template <class T>
+__forceinline__ T nd_float64_to_int(double r) {
+  const long long v =
+      (r >= -9223372036854775808.0 && r < 9223372036854775808.0) ? (long long)r : -9223372036854775807LL - 1;
+  if constexpr (!detail::is_signed_int<T>::value && detail::bits_of<T>::value == 64) {
+    return r >= 9223372036854775808.0 && r < 18446744073709551616.0 ? T((unsigned long long)r) : T(v);
+  } else if constexpr (detail::bits_of<T>::value == 64 ||
+                       (!detail::is_signed_int<T>::value && detail::bits_of<T>::value == 32)) {
+    return T(v);
+  } else {
+    const int w = (v >= -2147483647LL - 1 && v <= 2147483647LL) ? int(v) : -2147483647 - 1;
+    return T(w);
+  }
+}
 template <class T>
 __forceinline__ T nd_round_decimals(T x, int d) {
   if constexpr (detail::is_int<T>::value) {
     if (d >= 0) return x;
     const double f = nd_power_of_ten(d < -400 ? 400 : -d);
-    const double r = ::rint(double(x) / f) * f;
-    // Through a 64-bit integer, so out-of-range results wrap as NumPy's cast does (uint8 255 -> 300 -> 44).
-    if constexpr (!detail::is_signed_int<T>::value && detail::bits_of<T>::value == 64) {
-      return T((unsigned long long)r);
-    } else {
-      return T((long long)r);
-    }
+    return nd_float64_to_int<T>(::rint(double(x) / f) * f);
   } else {
     // |d| past 400 gives the same 10**|d| (inf) and keeps -d from overflowing.
     const T f = T(nd_power_of_ten(d < -400 ? 400 : (d < 0 ? -d : (d > 400 ? 400 : d))));
@@ -77,8 +88,8 @@ __forceinline__ complex<T> nd_sign(const complex<T>& z) {
   const T a = ::hypot(re, im);  // inf when a part is infinite, even beside a NaN (C99)
   if (a != a) return complex<T>(a, a);
   if (a - a != T(0)) {  // infinite
-    const bool re_inf = re - re != T(0);
-    const bool im_inf = im - im != T(0);
+    const bool re_inf = ::isinf(re);
+    const bool im_inf = ::isinf(im);  // a NaN part is not infinite: sign(inf+nanj) is 1
     if (re_inf && im_inf) return complex<T>(re - re, re - re);
     if (re_inf) return complex<T>(re > T(0) ? T(1) : T(-1), T(0));
     return complex<T>(T(0), im > T(0) ? T(1) : T(-1));

@@ -17,13 +17,11 @@
 
 #include "jit/elementwise_plan.hpp"
 #include "jit/elementwise_state.hpp"
-#include "ops/ufunc_table_support.hpp"
+#include "ops/ufunc_table_runner.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 
 namespace {
-
-using namespace ufunc_table;
 
 /// The NumPy cases of one function, input dtype and parameter.
 struct group {
@@ -319,6 +317,78 @@ nd::ndarray<double> host_array(const std::string& shape_and_values, std::size_t&
   return nd::asarray(v, shape);
 }
 
+// ---- the device helpers on the host (kernels/ufuncs_parts.cuh compiled as C++) --------------------
+
+/// The real type a kernel computes a dtype's parts in (float for float16, P for complex<P>).
+template <class T>
+struct compute_part {
+  using type = decltype(to_emu(T{}));
+};
+template <class P>
+struct compute_part<std::complex<P>> {
+  using type = P;
+};
+
+/// The helpers' results for one case, as the generated body computes them, stored into the
+/// result dtypes R... (angle is arctan2 and multiply, covered by their rows).
+template <class T, class Out>
+std::vector<std::string> host_results(const group& g, const std::vector<std::string>& c) {
+  std::vector<std::string> bad;
+  const T x = parse_input<T>(c[0]);
+  const auto want = [&]<class R>(std::type_identity<R>, const auto& value, std::size_t k) {
+    const R got = from_emu<R>(value);
+    const std::string& w = c[static_cast<std::size_t>(inputs_of(g.name)) + k];
+    if (!agrees<R>(got, w, ulps_for(g.name))) bad.push_back(show(got) + " (NumPy " + w + ")");
+  };
+  using R0 = typename std::tuple_element_t<0, Out>::value_type;
+  if constexpr (std::tuple_size_v<Out> == 2) {
+    using R1 = typename std::tuple_element_t<1, Out>::value_type;
+    if (g.name == "frexp") {
+      int e = 0;
+      const auto m = dev::nd_frexp(to_emu(convert<float_of_t<T>>(x)), e);
+      want(std::type_identity<R0>{}, m, 0);
+      want(std::type_identity<R1>{}, e, 1);
+    } else if (g.name == "modf") {
+      auto in = to_emu(convert<float_of_t<T>>(x));
+      const auto f = dev::nd_modf(in, in);
+      want(std::type_identity<R0>{}, f, 0);
+      want(std::type_identity<R1>{}, in, 1);
+    } else if constexpr (!is_cplx<T>) {  // divmod
+      using I = typename int8_in::type<T>;
+      const auto a = to_emu(convert<I>(x));
+      const auto b = to_emu(convert<I>(parse_input<T>(c[1])));
+      want(std::type_identity<R0>{}, dev::nd_floor_divide(a, b), 0);
+      want(std::type_identity<R1>{}, dev::nd_remainder(a, b), 1);
+    }
+  } else if (g.name == "ldexp") {
+    if constexpr (!is_cplx<T>) {
+      const auto e = static_cast<long long>(parse_input<std::int32_t>(c[1]));
+      want(std::type_identity<R0>{}, dev::nd_ldexp(to_emu(convert<float_of_t<T>>(x)), e), 0);
+    }
+  } else if (g.name == "round") {
+    using I = std::conditional_t<std::is_same_v<T, bool>, __half, T>;
+    want(std::type_identity<R0>{}, dev::nd_round_decimals(to_emu(convert<I>(x)), std::stoi(g.param)), 0);
+  } else if (g.name == "sign") {
+    if constexpr (!std::is_same_v<T, bool>) want(std::type_identity<R0>{}, dev::nd_sign(to_emu(x)), 0);
+  } else if (g.name == "nan_to_num") {
+    using P = typename compute_part<std::conditional_t<is_cplx<T> || is_float<T>, T, double>>::type;
+    const bool set = g.param == "set";
+    const double hi = std::is_same_v<T, __half> ? 65504.0 : static_cast<double>(std::numeric_limits<P>::max());
+    const auto v = dev::nd_nan_to_num(to_emu(x), static_cast<P>(set ? 1.5 : 0.0), static_cast<P>(set ? 9.0 : hi),
+                                      static_cast<P>(set ? -9.0 : -hi));
+    want(std::type_identity<R0>{}, v, 0);
+  } else if (g.name == "isclose") {
+    using C = std::conditional_t<is_cplx<T> || is_float<T>, T, double>;
+    using P = typename compute_part<C>::type;
+    const auto a = to_emu(convert<C>(x));
+    const auto b = to_emu(convert<C>(parse_input<T>(c[1])));
+    P atol = static_cast<P>(1e-08);
+    P rtol = static_cast<P>(1e-05);
+    want(std::type_identity<R0>{}, dev::nd_isclose(a, b, atol, rtol, g.param == "equal_nan"), 0);
+  }
+  return bad;
+}
+
 }  // namespace
 
 TEST(UfuncsIssue19b, NumpyCasesCoverEveryFunction) {
@@ -352,6 +422,31 @@ TEST(UfuncsIssue19b, DtypesAndRefusalsMatchNumpy) {
       EXPECT_EQ(result_dtypes<T>(g), g.out) << what;
     });
     EXPECT_TRUE(known) << g.dtype;
+  }
+}
+
+TEST(UfuncsIssue19b, DeviceHelpersOnTheHostMatchNumpy) {
+  for (const group& g : cases().groups) {
+    if (g.out == "TypeError" || g.name == "angle" || values_differ_by_design(g)) continue;
+    visit_dtype(g.dtype, [&]<class T>(std::type_identity<T>) {
+      with_call<T>(g, [&](auto call) {
+        using F = decltype(call);
+        using Out =
+            std::conditional_t<std::is_invocable_v<F, nd::ndarray<T>>, std::invoke_result<F, nd::ndarray<T>>,
+                               std::conditional_t<std::is_invocable_v<F, nd::ndarray<T>, nd::ndarray<std::int32_t>>,
+                                                  std::invoke_result<F, nd::ndarray<T>, nd::ndarray<std::int32_t>>,
+                                                  std::invoke_result<F, nd::ndarray<T>, nd::ndarray<T>>>>;
+        int reported = 0;
+        for (const auto& c : g.cases) {
+          for (const std::string& b : host_results<T, typename Out::type>(g, c)) {
+            if (reported++ < 8) {
+              ADD_FAILURE() << g.name << "(" << g.dtype << ", " << g.param << ") at (" << c[0]
+                            << (inputs_of(g.name) == 2 ? ", " + c[1] : "") << "): helper gives " << b;
+            }
+          }
+        }
+      });
+    });
   }
 }
 
