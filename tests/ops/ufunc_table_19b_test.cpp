@@ -476,6 +476,8 @@ TEST(UfuncsIssue19b, OptionsAndScalarOperandsBuildTheRightNodes) {
   using F = decltype(nd::frexp(nd::testing::fake<std::int16_t>({4})));
   static_assert(std::is_same_v<F, std::pair<nd::ndarray<float>, nd::ndarray<std::int32_t>>>);
   static_assert(decltype(nd::around(a, 2))::type == nd::dtype::float32);
+  static_assert(std::is_same_v<decltype(nd::round(nd::testing::fake<std::complex<float>>({4}))),
+                               decltype(nd::round(nd::testing::fake<std::complex<float>>({4}), 0))>);
   static_assert(decltype(nd::angle(nd::testing::fake<std::complex<float>>({4}), nd::deg))::type == nd::dtype::float32);
   static_assert(decltype(nd::nan_to_num(nd::testing::fake<std::complex<double>>({4}), {.nan = 1.0}))::type ==
                 nd::dtype::complex128);

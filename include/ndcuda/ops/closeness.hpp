@@ -129,6 +129,12 @@ template <array_operand A>
   return expr<detail::round_decimals_op, X, detail::scalar_leaf<dtype::int32>>{
       {detail::as_node(std::forward<A>(a)), detail::scalar_leaf<dtype::int32>{decimals}}};
 }
+/// NumPy's round(z) of complex z: both parts rounded, halves to even (the table's round row is
+/// real only; this more constrained overload takes complex operands).
+template <array_operand A>
+requires(is_complex(detail::node_t<A>::type)) [[nodiscard]] auto round(A&& a) {
+  return round(std::forward<A>(a), 0);
+}
 /// NumPy's around(a, decimals=0), the same as round.
 template <array_operand A>
 [[nodiscard]] auto around(A&& a, int decimals = 0) {
