@@ -293,3 +293,5 @@ __forceinline__ bool nd_iscomplex(const complex<T>& z) {
 }
 
 }  // namespace ndcuda
+
+#include "ndcuda/ufuncs_parts.cuh"

@@ -38,10 +38,12 @@
 #include <ndcuda/memory/statistics_adaptor.hpp>
 #include <ndcuda/memory/stats.hpp>
 #include <ndcuda/memory/transfer.hpp>
+#include <ndcuda/ops/closeness.hpp>
 #include <ndcuda/ops/counting.hpp>
 #include <ndcuda/ops/creation_functions.hpp>
 #include <ndcuda/ops/differences.hpp>
 #include <ndcuda/ops/elementwise.hpp>
+#include <ndcuda/ops/float_parts.hpp>
 #include <ndcuda/ops/indexing.hpp>
 #include <ndcuda/ops/indexing_functions.hpp>
 #include <ndcuda/ops/joining.hpp>

@@ -65,8 +65,11 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
     in_types.emplace_back(signature.is_source(i) ? signature.sources[i] + "::value_type"
                                                  : std::string(cuda_type_name(signature.in[i])));
   }
-  const bool any_source =
-      std::any_of(signature.sources.begin(), signature.sources.end(), [](const std::string& t) { return !t.empty(); });
+  // Computed inputs are random draws (random.cuh) or second outputs (output_slot.cuh, ops/detail/pair_outputs.hpp).
+  const auto is_slot = [](const std::string& t) { return t.rfind("ndcuda::detail::output_slot<", 0) == 0; };
+  const bool any_source = std::any_of(signature.sources.begin(), signature.sources.end(),
+                                      [&](const std::string& t) { return !t.empty() && !is_slot(t); });
+  const bool any_slot = std::any_of(signature.sources.begin(), signature.sources.end(), is_slot);
   // A half type can also appear inside the body alone (expr.astype<__half>() in a float tree).
   const auto uses = [&](dtype t) {
     return signature.out == t || std::find(signature.in.begin(), signature.in.end(), t) != signature.in.end() ||
@@ -101,6 +104,9 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
   }
   if (any_source) {
     emit("#include \"ndcuda/random.cuh\"");  // before the templates whose loads it overloads
+  }
+  if (any_slot) {
+    emit("#include \"ndcuda/output_slot.cuh\"");  // as random.cuh: before elementwise.cuh
   }
   emit("#include \"ndcuda/elementwise.cuh\"");
   emit("");

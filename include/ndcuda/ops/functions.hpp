@@ -19,7 +19,7 @@ template <array_operand A>
 [[nodiscard]] auto absolute(A&& a) {
   return detail::unary<detail::abs_op>(std::forward<A>(a));
 }
-/// NumPy's sign: -1, 0 or 1 elementwise (NaN stays NaN); real, non-bool dtypes only.
+/// NumPy's sign: -1, 0 or 1 elementwise (NaN stays NaN); z / |z| for complex z (NumPy 2); bool refused.
 template <array_operand A>
 [[nodiscard]] auto sign(A&& a) {
   return detail::unary<detail::sign_op>(std::forward<A>(a));

@@ -185,7 +185,9 @@ NDCUDA_OPERATION(left_shift, "ndcuda::nd_left_shift", call, same, same, integer_
 NDCUDA_OPERATION(right_shift, "ndcuda::nd_right_shift", call, same, same, integer_only,
                  ">> (right_shift) needs integer operands")
 NDCUDA_OPERATION(abs, "ndcuda::nd_abs", call, same, part_of, any_type, "")
-NDCUDA_OPERATION(sign, "ndcuda::nd_sign", call, same, same, real_not_bool, "sign needs a real, non-bool operand")
+NDCUDA_OPERATION(sign, "ndcuda::nd_sign", call, same, same, not_bool,
+                 "ufunc 'sign' did not contain a loop with signature matching types (bool): use astype() to a "
+                 "numeric dtype")
 NDCUDA_OPERATION(isnan, "ndcuda::nd_isnan", call, same, to_bool, any_type, "")
 NDCUDA_OPERATION(isinf, "ndcuda::nd_isinf", call, same, to_bool, any_type, "")
 NDCUDA_OPERATION(isfinite, "ndcuda::nd_isfinite", call, same, to_bool, any_type, "")
