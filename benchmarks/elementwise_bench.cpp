@@ -1,12 +1,12 @@
 // Fused elementwise expressions in float32, each bandwidth figure beside cudaMemcpy D2D of the
-// same run (read + write bytes): c(...) = a + b (also float64 and int8), the copy c(...) = a, c += a, d(...) = a*b + a*2 + b in one pass, a
-// transpose to contiguous, an outer broadcast add, and the host time of a small op (in place and
-// into a new array) against the launch floor.
+// same run (read + write bytes): c(...) = a + b (also float64 and int8), the copy c(...) = a,
+// c += a, d(...) = a*b + a*2 + b in one pass, a transpose to contiguous, an outer broadcast add,
+// and the host time of a small op (in place and into a new array) against the launch floor.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
-#include <ndcuda/ndcuda.hpp>
 #include <cstdint>
+#include <ndcuda/ndcuda.hpp>
 #include <stdexcept>
 #include <string>
 

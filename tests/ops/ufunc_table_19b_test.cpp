@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -541,8 +543,10 @@ TEST(UfuncsIssue19b, EachKernelFamilyCompilesWithNvrtc) {
 
 TEST(UfuncsIssue19b, GpuMatchesNumpyOnArraysZeroDAndEmpty) {
   NDCUDA_REQUIRE_GPU();
+  const bool trace = std::getenv("NDCUDA_TEST_TRACE") != nullptr;  // which group, should one crash
   for (const group& g : cases().groups) {
     if (g.out == "TypeError") continue;
+    if (trace) std::fprintf(stderr, "group %s %s %s\n", g.name.c_str(), g.dtype.c_str(), g.param.c_str());
     visit_dtype(g.dtype, [&]<class T>(std::type_identity<T>) { gpu_check<T>(g); });
   }
 }
