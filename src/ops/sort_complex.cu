@@ -50,7 +50,9 @@ __global__ void encode_wide(const parts<std::uint64_t>* in, std::uint64_t* hi, s
 }
 
 __global__ void gather_keys(const std::uint64_t* keys, const long long* idx, std::uint64_t* out, long long n) {
-  NDCUDA_GRID_LOOP(i, n) { out[i] = keys[idx[i]]; }
+  NDCUDA_GRID_LOOP(i, n) {
+    out[i] = keys[idx[i]];
+  }
 }
 
 template <class U>
@@ -201,9 +203,9 @@ void complex_search(bool wide, const void* sorted, index_t m, const void* values
   }
   with_width(wide, [&](auto u) {
     using U = decltype(u);
-    search<U><<<grid_for(n, block_size), block_size, 0, s.handle()>>>(
-        static_cast<const parts<U>*>(sorted), m, static_cast<const parts<U>*>(values),
-        reinterpret_cast<long long*>(out), n, right);
+    search<U><<<grid_for(n, block_size), block_size, 0, s.handle()>>>(static_cast<const parts<U>*>(sorted), m,
+                                                                      static_cast<const parts<U>*>(values),
+                                                                      reinterpret_cast<long long*>(out), n, right);
     check_launch("searchsorted: complex search kernel launch");
   });
 }

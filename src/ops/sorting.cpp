@@ -258,8 +258,8 @@ void searchsorted_into(const leaf_ref& sorted, const leaf_ref& values, side whic
   if (is_complex(sorted.type)) {
     const dense_elements a_elements = dense_copy(sorted, a_flat, sorted.type, s);
     const dense_elements v_elements = dense_copy(values, v_flat, values.type, s);
-    complex_search(sorted.type == dtype::complex128, a_elements.data, m, v_elements.data, out, n,
-                   which == side::right, s);
+    complex_search(sorted.type == dtype::complex128, a_elements.data, m, v_elements.data, out, n, which == side::right,
+                   s);
     return;
   }
   const key_format f = key_format_for(sorted.type, true, "searchsorted");

@@ -94,8 +94,8 @@ ndarray<bool> run_starts(const ndarray<C>& s) {
 /// true where the element equals one of test_elements (both compared in their promoted dtype, as
 /// NumPy does; NaN is in nothing). Sorts the test elements and binary-searches each element.
 template <array_element E, array_element T>
-[[nodiscard]] ndarray<bool> isin(const ndarray<E>& element, const ndarray<T>& test_elements,
-                                 bool assume_unique = false, bool invert = false) {
+[[nodiscard]] ndarray<bool> isin(const ndarray<E>& element, const ndarray<T>& test_elements, bool assume_unique = false,
+                                 bool invert = false) {
   (void)assume_unique;  // the sorted search needs no distinct test elements
   using C = type_of<promote_types(dtype_of<E>, dtype_of<T>)>;
   const stream& s = element.stream();
