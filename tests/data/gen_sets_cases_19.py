@@ -60,6 +60,11 @@ j0 = np.array([5, 3, 9, 1, 1, 3], dtype=np.int64)
 j1 = np.array([np.iinfo(np.int64).min, 0, 0, np.iinfo(np.int64).max, 0, 0], dtype=np.int64)
 case("lexsort", "", j0, j1, np.lexsort((j0, j1)))
 case("lexsort", "", cplx[:7], cplx[7:], np.lexsort((cplx[:7], cplx[7:])))
+m0 = np.array([[1.0, 0.0, 2.0, 2.0], [2.0, 2.0, 1.0, nan]])
+m1 = np.array([[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0]])
+case("lexsort", "", m0, m1, np.lexsort((m0, m1)))  # 2-d keys: along the last axis
+rows = np.array([[3, 1, 2, 1], [0, 0, 0, -1], [5, 5, 4, 4]], dtype=np.int32)
+case("lexsort_rows", "", rows, None, np.lexsort(rows))  # a 2-d array: its rows are the keys
 
 # isin and the set functions (same dtype pairs, and mixed ones that promote).
 set_pairs = [

@@ -177,6 +177,7 @@ void run_one(const test_case& c) {
   if (n == "sort_axis") return expect_result(c, nd::sort(a, std::stoll(c.option)));
   if (n == "argsort_axis") return expect_result(c, nd::argsort(a, std::stoll(c.option)));
   if (n == "unique") return expect_result(c, nd::unique(a), true);
+  if (n == "lexsort_rows") return expect_result(c, nd::lexsort(a));
   if constexpr (is_cplx<T>) {
     if (n == "max" || n == "min" || n == "argmax" || n == "argmin") {
       const bool all = c.option == "none";
@@ -236,7 +237,7 @@ void with_type(const std::string& d, F&& f) {
   if (d == "float64") return f(double{});
   if (d == "float32") return f(float{});
   if (d == "int64") return f(std::int64_t{});
-  if (d == "int32") return f(std::int32_t{});
+  if (d == "int32") return f(std::int32_t{});  // also lexsort_rows
   if (d == "int8") return f(std::int8_t{});
   if (d == "uint8") return f(std::uint8_t{});
   if (d == "bool") return f(bool{});
