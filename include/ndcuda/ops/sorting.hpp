@@ -116,7 +116,8 @@ template <array_operand X>
 
 /// NumPy's np.unique(x) (flattened, equal_nan=True): the sorted distinct elements as a 1-d array.
 /// -0.0 and +0.0 are one element (returned as +0.0), all NaNs one NaN (returned as the positive
-/// quiet NaN). Its size is known only on the device, so unique WAITS for `s` (the one sort-family
+/// quiet NaN). Complex: every number with a NaN part is one element (NumPy 2), returned as the
+/// first of them in sort order. Its size is known only on the device, so unique WAITS for `s` (the one sort-family
 /// function that does) and throws capture_error while `s` is capturing a graph.
 template <array_operand X>
 [[nodiscard]] auto unique(const X& x, const stream& s) {
