@@ -153,7 +153,7 @@ template <array_element A, array_element B>
       return std::pair{flat, empty<I>({0}, flat.stream())};
     }
     const ndarray<I> perm = argsort(flat, 0);
-    const ndarray<C> sorted = take(flat, perm, index_t{0});
+    const ndarray<C> sorted = take(flat, perm, index_t{0}, take_mode::clip);  // valid: no check, no wait
     const ndarray<bool> keep = detail::run_starts(sorted);
     return std::pair{ndarray<C>(sorted(keep)), ndarray<I>(perm(keep))};
   };
@@ -165,7 +165,7 @@ template <array_element A, array_element B>
     return std::tuple{empty<C>({0}, joined.stream()), empty<I>({0}, joined.stream()), empty<I>({0}, joined.stream())};
   }
   const ndarray<I> order = argsort(joined, 0);
-  const ndarray<C> aux = take(joined, order, index_t{0});
+  const ndarray<C> aux = take(joined, order, index_t{0}, take_mode::clip);
   const ndarray<C> head = aux(slice(none, n - 1));
   const ndarray<bool> mask = aux(slice(1, none)) == head;
   const ndarray<C> common = head(mask);
