@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/indexing.hpp>
 #include <ndcuda/ops/indexing_functions.hpp>
@@ -21,6 +22,7 @@ namespace ndcuda {
 /// have the same shape; keys of different dtypes: convert them to one first.
 template <array_element T>
 [[nodiscard]] ndarray<std::int64_t> lexsort(const std::vector<ndarray<T>>& keys, index_t axis = -1) {
+  const ndcuda::detail::op_range<"nd::lexsort"> nvtx;
   if (keys.empty()) {
     throw type_error("lexsort: need sequence of keys with len > 0 in lexsort");
   }
@@ -96,6 +98,7 @@ ndarray<bool> run_starts(const ndarray<C>& s) {
 template <array_element E, array_element T>
 [[nodiscard]] ndarray<bool> isin(const ndarray<E>& element, const ndarray<T>& test_elements, bool assume_unique = false,
                                  bool invert = false) {
+  const ndcuda::detail::op_range<"nd::isin"> nvtx;
   (void)assume_unique;  // the sorted search needs no distinct test elements
   using C = type_of<promote_types(dtype_of<E>, dtype_of<T>)>;
   const stream& s = element.stream();
@@ -114,6 +117,7 @@ template <array_element E, array_element T>
 /// NumPy's np.union1d(a, b): the sorted distinct elements of both (flattened), promoted dtype.
 template <array_element A, array_element B>
 [[nodiscard]] auto union1d(const ndarray<A>& a, const ndarray<B>& b) {
+  const ndcuda::detail::op_range<"nd::union1d"> nvtx;
   using C = type_of<promote_types(dtype_of<A>, dtype_of<B>)>;
   return unique(concatenate<C>({detail::flat_as<C>(a), detail::flat_as<C>(b)}));
 }
@@ -122,6 +126,7 @@ template <array_element A, array_element B>
 /// promoted dtype. NaN is never common (NaN != NaN), as in NumPy.
 template <array_element A, array_element B>
 [[nodiscard]] auto intersect1d(const ndarray<A>& a, const ndarray<B>& b, bool assume_unique = false) {
+  const ndcuda::detail::op_range<"nd::intersect1d"> nvtx;
   using C = type_of<promote_types(dtype_of<A>, dtype_of<B>)>;
   const ndarray<C> x = assume_unique ? detail::flat_as<C>(a) : unique(detail::flat_as<C>(a));
   const ndarray<C> y = assume_unique ? detail::flat_as<C>(b) : unique(detail::flat_as<C>(b));
@@ -142,6 +147,7 @@ inline constexpr return_indices_t return_indices{};
 /// indices into flattened b), each index the first occurrence (np.unique's return_index).
 template <array_element A, array_element B>
 [[nodiscard]] auto intersect1d(const ndarray<A>& a, const ndarray<B>& b, bool assume_unique, return_indices_t) {
+  const ndcuda::detail::op_range<"nd::intersect1d"> nvtx;
   using C = type_of<promote_types(dtype_of<A>, dtype_of<B>)>;
   using I = std::int64_t;
   // Distinct elements and where each first occurs: a stable argsort, then each run's first.
@@ -180,6 +186,7 @@ template <array_element A, array_element B>
 /// when assume_unique) not in b, in a's dtype (sorted unless assume_unique).
 template <array_element A, array_element B>
 [[nodiscard]] ndarray<A> setdiff1d(const ndarray<A>& a, const ndarray<B>& b, bool assume_unique = false) {
+  const ndcuda::detail::op_range<"nd::setdiff1d"> nvtx;
   const ndarray<A> x = assume_unique ? a.ravel() : unique(a);
   if (x.size() == 0) {
     return x;
@@ -191,6 +198,7 @@ template <array_element A, array_element B>
 /// promoted dtype. As in NumPy, NaN equals nothing, so a NaN in each input gives two NaNs.
 template <array_element A, array_element B>
 [[nodiscard]] auto setxor1d(const ndarray<A>& a, const ndarray<B>& b, bool assume_unique = false) {
+  const ndcuda::detail::op_range<"nd::setxor1d"> nvtx;
   using C = type_of<promote_types(dtype_of<A>, dtype_of<B>)>;
   const ndarray<C> x = assume_unique ? detail::flat_as<C>(a) : unique(detail::flat_as<C>(a));
   const ndarray<C> y = assume_unique ? detail::flat_as<C>(b) : unique(detail::flat_as<C>(b));
