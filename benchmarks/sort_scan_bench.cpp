@@ -6,7 +6,9 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <complex>
 #include <ndcuda/ndcuda.hpp>
+#include <ndcuda/ops/sets.hpp>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -78,8 +80,35 @@ void BM_cumsum_matrix_axis(benchmark::State& state) {
 
 }  // namespace
 
+// np.sort of n random complex numbers (issue 19): NumPy's order as keys, one radix pass of 8-byte
+// keys (complex64) or two (complex128), then a gather of the elements through the permutation.
+template <class T>
+void BM_sort_complex(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto re = random_floats(n);
+  const auto im = random_floats(n);
+  const nd::ndarray<T> a = re.astype<T>() + im.astype<T>() * T(0, 1);
+  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::sort(a)); });
+  counters(state, n, 2 * sizeof(T));
+}
+
+// np.isin of n random floats in n / 16 others: a sort of the test elements, then one binary
+// search per element (searchsorted) and a compare.
+void BM_isin_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto a = random_floats(n);
+  const nd::ndarray<float> t = a(nd::slice(0, n / 16));
+  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::isin(a, t)); });
+  counters(state, n, sizeof(float) + sizeof(bool));
+}
+
 BENCHMARK(BM_memcpy_d2d)->Arg(1 << 26)->Arg(1 << 28)->UseManualTime();
 BENCHMARK(BM_sort_float32)->Arg(1 << 20)->Arg(1 << 26)->UseManualTime();
 BENCHMARK(BM_argsort_float32)->Arg(1 << 26)->UseManualTime();
 BENCHMARK(BM_cumsum_float32)->Arg(1 << 20)->Arg(1 << 28)->UseManualTime();
 BENCHMARK(BM_cumsum_matrix_axis)->Arg(1)->Arg(0)->UseManualTime();
+BENCHMARK(BM_sort_complex<std::complex<float>>)->Arg(1 << 24)->UseManualTime();
+BENCHMARK(BM_sort_complex<std::complex<double>>)->Arg(1 << 24)->UseManualTime();
+BENCHMARK(BM_isin_float32)->Arg(1 << 24)->UseManualTime();

@@ -179,6 +179,28 @@ constexpr bool operator!=(const T& a, const complex<T>& b) {
   return !(a == b);
 }
 
+// NumPy 2's order of complex numbers for <, <=, >, >=: lexicographic (real part, then imaginary
+// part), and false whenever either operand has a NaN part (its CLT/CLE loops). Sorting orders NaNs
+// differently (to the end, src/ops/sort_codec.hpp), as NumPy does.
+template <class T>
+constexpr bool operator<(const complex<T>& a, const complex<T>& b) {
+  return (a.real() < b.real() && a.imag() == a.imag() && b.imag() == b.imag()) ||
+         (a.real() == b.real() && a.imag() < b.imag());
+}
+template <class T>
+constexpr bool operator<=(const complex<T>& a, const complex<T>& b) {
+  return (a.real() < b.real() && a.imag() == a.imag() && b.imag() == b.imag()) ||
+         (a.real() == b.real() && a.imag() <= b.imag());
+}
+template <class T>
+constexpr bool operator>(const complex<T>& a, const complex<T>& b) {
+  return b < a;
+}
+template <class T>
+constexpr bool operator>=(const complex<T>& a, const complex<T>& b) {
+  return b <= a;
+}
+
 template <class T>
 constexpr T real(const complex<T>& z) {
   return z.real();

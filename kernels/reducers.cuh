@@ -51,6 +51,12 @@ struct bounds<double> {
   static __forceinline__ double highest() { return __longlong_as_double(0x7ff0000000000000LL); }
   static __forceinline__ double nan() { return __longlong_as_double(0x7ff8000000000000LL); }
 };
+// Complex: the lexicographic extremes (min and max of complex arrays order them so).
+template <class T>
+struct bounds<complex<T>> {
+  static __forceinline__ complex<T> lowest() { return complex<T>(bounds<T>::lowest(), bounds<T>::lowest()); }
+  static __forceinline__ complex<T> highest() { return complex<T>(bounds<T>::highest(), bounds<T>::highest()); }
+};
 #define NDCUDA_INTEGER_BOUNDS(T, LO, HI)                   \
   template <>                                              \
   struct bounds<T> {                                       \

@@ -179,6 +179,34 @@ __forceinline__ T nd_fmin(T a, T b) {
   return a < b ? a : b;
 }
 
+// Complex: NumPy 2's loops. maximum/minimum return the first operand with a NaN part, else the
+// lexicographically larger/smaller (the first on a tie); fmax/fmin return the other operand when
+// one has a NaN part (the first when both do).
+template <class T>
+__forceinline__ complex<T> nd_maximum(complex<T> a, complex<T> b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  return a >= b ? a : b;
+}
+template <class T>
+__forceinline__ complex<T> nd_minimum(complex<T> a, complex<T> b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  return a <= b ? a : b;
+}
+template <class T>
+__forceinline__ complex<T> nd_fmax(complex<T> a, complex<T> b) {
+  if (b != b) return a;
+  if (a != a) return b;
+  return a >= b ? a : b;
+}
+template <class T>
+__forceinline__ complex<T> nd_fmin(complex<T> a, complex<T> b) {
+  if (b != b) return a;
+  if (a != a) return b;
+  return a <= b ? a : b;
+}
+
 // Shifts by at least the width give 0 (or -1 for a negative value shifted right), as NumPy does,
 // instead of C++'s undefined behaviour; negative counts behave like too-large ones.
 template <class T>

@@ -52,6 +52,7 @@
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/scans.hpp>
 #include <ndcuda/ops/selection.hpp>
+#include <ndcuda/ops/sets.hpp>
 #include <ndcuda/ops/sorting.hpp>
 #include <ndcuda/ops/statistics.hpp>
 #include <ndcuda/random.hpp>

@@ -63,6 +63,59 @@ struct codec {
   }
 };
 
+/// NumPy's sort order of a complex number (real and imaginary bits `re`, `im` of U's width) as a
+/// pair of unsigned keys compared lexicographically: real part, then imaginary part, and the NaNs
+/// last in NumPy's documented order [R + Rj, R + nanj, nan + Rj, nan + nanj], each class ordered by
+/// its non-NaN part. -0.0 equals +0.0 and every NaN is one NaN. Class 0 uses hi = the real part's
+/// key, which is at most ord(+inf); the NaN classes take the free hi values just above it.
+template <class U>
+struct complex_key {
+  U hi;
+  U lo;
+};
+template <class U>
+NDCUDA_HOST_DEVICE constexpr U complex_inf_bits() {
+  return sizeof(U) == 4 ? static_cast<U>(0x7f800000u) : static_cast<U>(0x7ff0000000000000ull);
+}
+/// The ordered key of a non-NaN part: -0.0 as +0.0, negatives reversed below the positives.
+template <class U>
+NDCUDA_HOST_DEVICE constexpr U complex_part_key(U x) {
+  constexpr U sign = static_cast<U>(U{1} << (8 * sizeof(U) - 1));
+  if ((x & static_cast<U>(~sign)) == 0) {
+    x = 0;
+  }
+  return (x & sign) ? static_cast<U>(~x) : static_cast<U>(x | sign);
+}
+template <class U>
+NDCUDA_HOST_DEVICE constexpr complex_key<U> complex_sort_key(U re, U im) {
+  constexpr U sign = static_cast<U>(U{1} << (8 * sizeof(U) - 1));
+  constexpr U inf = complex_inf_bits<U>();
+  constexpr U top = static_cast<U>(inf | sign);  // complex_part_key(+inf)
+  const bool re_nan = static_cast<U>(re & static_cast<U>(~sign)) > inf;
+  const bool im_nan = static_cast<U>(im & static_cast<U>(~sign)) > inf;
+  if (!re_nan && !im_nan) {
+    return {complex_part_key(re), complex_part_key(im)};
+  }
+  if (!re_nan) {
+    return {static_cast<U>(top + 1), complex_part_key(re)};
+  }
+  if (!im_nan) {
+    return {static_cast<U>(top + 2), complex_part_key(im)};
+  }
+  return {static_cast<U>(top + 3), 0};
+}
+template <class U>
+NDCUDA_HOST_DEVICE constexpr bool complex_key_less(const complex_key<U>& a, const complex_key<U>& b) {
+  return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+/// Whether two complex numbers are one element to np.unique (equal_nan=True): equal keys, or both
+/// with a NaN part (NumPy 2 treats every complex NaN as one).
+template <class U>
+NDCUDA_HOST_DEVICE constexpr bool complex_same_element(const complex_key<U>& a, const complex_key<U>& b) {
+  constexpr U top = static_cast<U>(complex_inf_bits<U>() | static_cast<U>(U{1} << (8 * sizeof(U) - 1)));
+  return (a.hi > top && b.hi > top) || (a.hi == b.hi && a.lo == b.lo);
+}
+
 template <class U>
 codec<U> make_codec(const key_format& f) {
   codec<U> c{};

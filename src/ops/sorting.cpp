@@ -11,19 +11,22 @@
 #include <string>
 
 #include "layout_plan.hpp"
+#include "sort_complex.hpp"
 
 namespace ndcuda::detail {
 
 void check_sortable(dtype t, const char* what) {
   if (is_complex(t)) {
     throw error(std::string(what) + " of " + std::string(name(t)) +
-                " is not supported yet (NumPy orders complex numbers by real part, then imaginary part); sort "
-                "nd::real(x) or nd::abs(x) instead, or use a real dtype");
+                " is not supported yet (NumPy orders complex numbers by real part, then imaginary part, as nd::sort "
+                "does); sort with nd::sort / nd::argsort, or use nd::real(x) or nd::abs(x)");
   }
 }
 
 key_format key_format_for(dtype t, bool canonical, const char* what) {
-  check_sortable(t, what);
+  if (is_complex(t)) {  // complex numbers take the paths of sort_complex.cu
+    throw error(std::string(what) + ": complex " + std::string(name(t)) + " has no single key format");
+  }
   key_format f;
   f.bytes = itemsize(t);
   f.sign_bit = std::uint64_t{1} << (8 * f.bytes - 1);
@@ -84,8 +87,43 @@ result_target target_for(std::span<const index_t> shape, int axis) {
 
 }  // namespace
 
+/// sort (sorted) or argsort (positions) of complex x along `axis`: the sort permutation from the
+/// keys of sort_complex.cu, then the elements (bit for bit) or the positions gathered through it.
+static void complex_sort_into(const leaf_ref& x, int axis, void* sorted, std::int64_t* positions, const stream& s) {
+  const shape_t& shape = x.layout->shape;
+  const index_t n = shape_size(shape);
+  if (n == 0) {
+    return;
+  }
+  const bool wide = x.type == dtype::complex128;
+  const index_t segment = shape[static_cast<std::size_t>(axis)];
+  device_guard guard(x.device);
+  order_after(s, *x.s);
+  const axis_last moved = move_axis_last(shape, x.layout->strides, axis);
+  const dense_elements elements = dense_copy(x, moved, x.type, s);
+  const dense_elements order = scratch(checked_bytes(n, sizeof(std::int64_t)), s);
+  auto* order_data = static_cast<std::int64_t*>(order.writable());
+  complex_sort_indices(wide, elements.data, order_data, n, segment, s);
+  const result_target target = target_for(shape, axis);
+  const dtype result_type = sorted != nullptr ? x.type : dtype::int64;
+  void* const out = sorted != nullptr ? sorted : static_cast<void*>(positions);
+  const dense_elements result =
+      target.direct ? dense_elements{out, nullptr} : scratch(checked_bytes(n, itemsize(result_type)), s);
+  void* result_data = const_cast<void*>(result.data);
+  complex_gather_sorted(wide, elements.data, order_data, sorted != nullptr ? result_data : nullptr,
+                        sorted != nullptr ? nullptr : static_cast<std::int64_t*>(result_data), n, segment, s);
+  if (!target.direct) {
+    copy_cast(result_type, out, target.out_moved.shape, target.out_moved.strides, result_type, result_data,
+              target.out_moved.shape, {}, s);
+  }
+}
+
 void sort_into(const leaf_ref& x, int axis, void* out, const stream& s) {
   retain_for_capture(s, std::span<const leaf_ref>(&x, 1));  // a graph being captured keeps it alive
+  if (is_complex(x.type)) {
+    check_same_device(x, s, "sort");
+    return complex_sort_into(x, axis, out, nullptr, s);
+  }
   const key_format f = key_format_for(x.type, false, "sort");
   check_same_device(x, s, "sort");
   const shape_t& shape = x.layout->shape;
@@ -114,6 +152,10 @@ void sort_into(const leaf_ref& x, int axis, void* out, const stream& s) {
 
 void argsort_into(const leaf_ref& x, int axis, std::int64_t* out, const stream& s) {
   retain_for_capture(s, std::span<const leaf_ref>(&x, 1));  // a graph being captured keeps it alive
+  if (is_complex(x.type)) {
+    check_same_device(x, s, "argsort");
+    return complex_sort_into(x, axis, nullptr, out, s);
+  }
   const key_format f = key_format_for(x.type, true, "argsort");
   check_same_device(x, s, "argsort");
   const shape_t& shape = x.layout->shape;
@@ -141,7 +183,6 @@ void argsort_into(const leaf_ref& x, int axis, std::int64_t* out, const stream& 
 }
 
 index_t unique_into(const leaf_ref& x, const stream& s, std::shared_ptr<const void>* owner, void** data) {
-  const key_format f = key_format_for(x.type, true, "unique");
   check_same_device(x, s, "unique");
   // Refused before anything is queued, so that the capture stays valid.
   if (s.is_capturing()) {
@@ -160,6 +201,22 @@ index_t unique_into(const leaf_ref& x, const stream& s, std::shared_ptr<const vo
   }
   order_after(s, *x.s);
   const axis_last flat = move_axis_last(x.layout->shape, x.layout->strides, std::nullopt);
+  if (is_complex(x.type)) {
+    // Sorted in NumPy's order, then the first of each run of equal elements (all NaNs one run).
+    const bool wide = x.type == dtype::complex128;
+    const dense_elements elements = dense_copy(x, flat, x.type, s);
+    const dense_elements order = scratch(checked_bytes(n, sizeof(std::int64_t)), s);
+    auto* order_data = static_cast<std::int64_t*>(order.writable());
+    complex_sort_indices(wide, elements.data, order_data, n, n, s);
+    const dense_elements sorted = scratch(checked_bytes(n, itemsize(x.type)), s);
+    complex_gather_sorted(wide, elements.data, order_data, sorted.writable(), nullptr, n, n, s);
+    dense_elements distinct = scratch(checked_bytes(n, itemsize(x.type)), s);
+    const index_t found = complex_unique_sorted(wide, sorted.data, distinct.writable(), n, s);
+    *data = distinct.writable();
+    *owner = std::move(distinct.owner);
+    return found;
+  }
+  const key_format f = key_format_for(x.type, true, "unique");
   const dense_elements keys = keys_of(x, flat, f, n, nullptr, s);
   const dense_elements sorted = scratch(checked_bytes(n, f.bytes), s);
   sort_keys(f.bytes, keys.data, sorted.writable(), n, n, s);
@@ -186,7 +243,6 @@ void searchsorted_into(const leaf_ref& sorted, const leaf_ref& values, side whic
     throw shape_error("searchsorted: the sorted array must be 1-d, but it has shape " +
                       format_shape(sorted.layout->shape));
   }
-  const key_format f = key_format_for(sorted.type, true, "searchsorted");
   check_same_device(sorted, s, "searchsorted");
   check_same_device(values, s, "searchsorted");
   const index_t m = sorted.layout->shape[0];
@@ -199,6 +255,14 @@ void searchsorted_into(const leaf_ref& sorted, const leaf_ref& values, side whic
   order_after(s, *values.s);
   const axis_last a_flat = move_axis_last(sorted.layout->shape, sorted.layout->strides, std::nullopt);
   const axis_last v_flat = move_axis_last(values.layout->shape, values.layout->strides, std::nullopt);
+  if (is_complex(sorted.type)) {
+    const dense_elements a_elements = dense_copy(sorted, a_flat, sorted.type, s);
+    const dense_elements v_elements = dense_copy(values, v_flat, values.type, s);
+    complex_search(sorted.type == dtype::complex128, a_elements.data, m, v_elements.data, out, n, which == side::right,
+                   s);
+    return;
+  }
+  const key_format f = key_format_for(sorted.type, true, "searchsorted");
   const dense_elements a_keys = keys_of(sorted, a_flat, f, m, nullptr, s);
   const dense_elements v_keys = keys_of(values, v_flat, f, n, nullptr, s);
   search_keys(f.bytes, a_keys.data, m, v_keys.data, out, n, which == side::right, s);

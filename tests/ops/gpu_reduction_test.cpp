@@ -169,21 +169,22 @@ cd reference(reduce_kind kind, const std::vector<cd>& v, int ddof) {
     case reduce_kind::nanmax: {
       const bool skip = kind == reduce_kind::nanmin || kind == reduce_kind::nanmax;
       const bool want_max = kind == reduce_kind::max || kind == reduce_kind::nanmax;
+      // Lexicographic (complex min/max order as NumPy's; real values have imag 0).
       bool any = false;
-      double best = 0;
+      cd best = 0;
       for (cd z : v) {
-        if (std::isnan(z.real())) {
+        if (is_nan(z)) {
           if (!skip) {
-            return nan;
+            return z;
           }
           continue;
         }
-        if (!any || (want_max ? z.real() > best : z.real() < best)) {
-          best = z.real();
+        if (!any || (want_max ? lex_less(best, z) : lex_less(z, best))) {
+          best = z;
         }
         any = true;
       }
-      return any ? best : nan;
+      return any ? best : cd(nan);
     }
     case reduce_kind::argmin:
     case reduce_kind::argmax: {

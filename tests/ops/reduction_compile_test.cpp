@@ -60,9 +60,9 @@ void compile_all_kinds() {
   compile_kind_for<reduce_kind::norm2, T>();
   compile_kind_for<reduce_kind::norm_max, T>();
   compile_kind_for<reduce_kind::norm_min, T>();
+  compile_kind_for<reduce_kind::min, T>();  // complex: NumPy's lexicographic order (issue 19)
+  compile_kind_for<reduce_kind::max, T>();
   if constexpr (!nd::is_complex(nd::dtype_of<T>)) {
-    compile_kind_for<reduce_kind::min, T>();
-    compile_kind_for<reduce_kind::max, T>();
     compile_kind_for<reduce_kind::nanmin, T>();
     compile_kind_for<reduce_kind::nanmax, T>();
   }

@@ -42,10 +42,10 @@ static_assert(std::is_same_v<decltype((f + f) - 1.0f), decltype(nd::subtract(nd:
 using nd::dtype;
 static_assert(!nd_detail::subtract_op::accepts(dtype::bool_) && nd_detail::subtract_op::accepts(dtype::int8));
 static_assert(!nd_detail::negative_op::accepts(dtype::bool_));
-static_assert(!nd_detail::less_op::accepts(dtype::complex64) && nd_detail::equal_op::accepts(dtype::complex64));
+static_assert(nd_detail::less_op::accepts(dtype::complex64) && nd_detail::equal_op::accepts(dtype::complex64));
 static_assert(!nd_detail::bitwise_and_op::accepts(dtype::float32) && nd_detail::bitwise_and_op::accepts(dtype::bool_));
 static_assert(!nd_detail::floor_divide_op::accepts(dtype::complex128));
-static_assert(!nd_detail::maximum_op::accepts(dtype::complex64) && nd_detail::maximum_op::accepts(dtype::float16));
+static_assert(nd_detail::maximum_op::accepts(dtype::complex64) && nd_detail::maximum_op::accepts(dtype::float16));
 static_assert(!nd_detail::sign_op::accepts(dtype::bool_) && nd_detail::sign_op::accepts(dtype::complex64));
 static_assert(nd_detail::sqrt_op::accepts(dtype::complex128) && !nd_detail::cbrt_op::accepts(dtype::complex128));
 static_assert(nd_detail::left_shift_op::accepts(dtype::uint64) && !nd_detail::left_shift_op::accepts(dtype::float64));

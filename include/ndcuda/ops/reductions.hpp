@@ -137,7 +137,8 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
   } else {
     if constexpr (!reduce_accepts(K, N::type)) {
       throw error(std::string(reduce_name(K)) + " of " + std::string(name(N::type)) +
-                  " values is not supported: complex numbers have no order here; reduce real() or abs() instead");
+                  " values is not supported (NaN-skipping extremes of complex numbers are not done yet); reduce real() "
+                  "or abs(), or use min/max");
     }
     const N node = as_node(x);
     const inputs_of<N> in(node);

@@ -38,7 +38,8 @@ ndarray<C> as_element_type(const ndarray<E>& a) {
   }
 }
 
-/// Throws error for the dtypes sort cannot order yet (complex): `what` names the operation.
+/// Throws error for complex dtypes, which topk, partition and unique_all (ops/selection.hpp) cannot
+/// order yet: `what` names the operation. (sort, argsort, unique and searchsorted order them.)
 void check_sortable(dtype t, const char* what);
 
 // The type-erased halves (src/ops/sorting.cpp). `out` is C-contiguous, of the input's shape (sort,
@@ -53,14 +54,14 @@ void searchsorted_into(const leaf_ref& sorted, const leaf_ref& values, side whic
 
 /// NumPy's np.sort(x, axis): a new C-contiguous array, sorted along `axis` (negative allowed), NaNs
 /// last whatever their sign. Stable; -0.0 and +0.0 are equal to the ordering but both are kept bit
-/// for bit (their relative order is unspecified, as with NumPy's default kind). Every real dtype;
-/// complex throws. Ordered on `s`, after x's stream.
+/// for bit (their relative order is unspecified, as with NumPy's default kind). Every dtype:
+/// complex numbers by real part, then imaginary part, NaNs last in NumPy's order [R + Rj,
+/// R + nanj, nan + Rj, nan + nanj]. Ordered on `s`, after x's stream.
 template <array_operand X>
 [[nodiscard]] auto sort(const X& x, index_t axis, const stream& s) {
   const ndcuda::detail::op_range<"nd::sort"> nvtx;
   const auto a = detail::as_array(x);
   using T = typename decltype(a)::value_type;
-  detail::check_sortable(dtype_of<T>, "sort");
   const int ax = normalize_axis(axis, a.ndim());
   ndarray<T> out = empty<T>(a.shape(), s);
   detail::sort_into(detail::leaf_of(a), ax, out.data(), s);
@@ -79,8 +80,6 @@ template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> argsort(const X& x, index_t axis, const stream& s) {
   const ndcuda::detail::op_range<"nd::argsort"> nvtx;
   const auto a = detail::as_array(x);
-  using T = typename decltype(a)::value_type;
-  detail::check_sortable(dtype_of<T>, "argsort");
   const int ax = normalize_axis(axis, a.ndim());
   ndarray<std::int64_t> out = empty<std::int64_t>(a.shape(), s);
   detail::argsort_into(detail::leaf_of(a), ax, out.data(), s);
@@ -93,16 +92,38 @@ template <array_operand X>
   return argsort(a, axis, a.stream());
 }
 
+/// np.sort(x, axis=None): the flattened x sorted, a 1-d array of x.size() elements (nd::none).
+template <array_operand X>
+[[nodiscard]] auto sort(const X& x, std::nullopt_t, const stream& s) {
+  return sort(detail::as_array(x).ravel(), 0, s);
+}
+template <array_operand X>
+[[nodiscard]] auto sort(const X& x, std::nullopt_t) {
+  const auto a = detail::as_array(x);
+  return sort(a.ravel(), 0, a.stream());
+}
+
+/// np.argsort(x, axis=None, kind="stable"): positions in the flattened x (nd::none).
+template <array_operand X>
+[[nodiscard]] ndarray<std::int64_t> argsort(const X& x, std::nullopt_t, const stream& s) {
+  return argsort(detail::as_array(x).ravel(), 0, s);
+}
+template <array_operand X>
+[[nodiscard]] ndarray<std::int64_t> argsort(const X& x, std::nullopt_t) {
+  const auto a = detail::as_array(x);
+  return argsort(a.ravel(), 0, a.stream());
+}
+
 /// NumPy's np.unique(x) (flattened, equal_nan=True): the sorted distinct elements as a 1-d array.
 /// -0.0 and +0.0 are one element (returned as +0.0), all NaNs one NaN (returned as the positive
-/// quiet NaN). Its size is known only on the device, so unique WAITS for `s` (the one sort-family
+/// quiet NaN). Complex: every number with a NaN part is one element (NumPy 2), returned as the
+/// first of them in sort order. Its size is known only on the device, so unique WAITS for `s` (the one sort-family
 /// function that does) and throws capture_error while `s` is capturing a graph.
 template <array_operand X>
 [[nodiscard]] auto unique(const X& x, const stream& s) {
   const ndcuda::detail::op_range<"nd::unique"> nvtx;
   const auto a = detail::as_array(x);
   using T = typename decltype(a)::value_type;
-  detail::check_sortable(dtype_of<T>, "unique");
   std::shared_ptr<const void> owner;
   void* data = nullptr;
   const index_t n = detail::unique_into(detail::leaf_of(a), s, &owner, &data);
@@ -126,7 +147,6 @@ template <array_operand A, array_operand V>
   using TA = typename decltype(a)::value_type;
   using TV = typename decltype(v)::value_type;
   constexpr dtype common = promote_types(dtype_of<TA>, dtype_of<TV>);
-  detail::check_sortable(common, "searchsorted");
   if (a.ndim() != 1) {
     throw shape_error("searchsorted: the sorted array must be 1-d, but it has shape " + format_shape(a.shape()) +
                       "; search a row at a time, or ravel() it if it is sorted as a whole");

@@ -156,21 +156,17 @@ NDCUDA_OPERATION(remainder, "ndcuda::nd_remainder", call, int8_for_bool, int8_fo
 NDCUDA_OPERATION(power, "ndcuda::nd_power", call, same, same, any_type, "")
 NDCUDA_OPERATION(negative, "ndcuda::nd_negative", call, same, same, not_bool,
                  "negating a bool array is not supported (NumPy: use ~ or logical_not)")
-NDCUDA_OPERATION(maximum, "ndcuda::nd_maximum", call, same, same, real_number,
-                 "maximum of complex numbers is not supported")
-NDCUDA_OPERATION(minimum, "ndcuda::nd_minimum", call, same, same, real_number,
-                 "minimum of complex numbers is not supported")
-NDCUDA_OPERATION(fmax, "ndcuda::nd_fmax", call, same, same, real_number, "fmax of complex numbers is not supported")
-NDCUDA_OPERATION(fmin, "ndcuda::nd_fmin", call, same, same, real_number, "fmin of complex numbers is not supported")
+// Complex operands are ordered as NumPy 2 orders them (kernels/complex.cuh, kernels/ufuncs.cuh).
+NDCUDA_OPERATION(maximum, "ndcuda::nd_maximum", call, same, same, any_type, "")
+NDCUDA_OPERATION(minimum, "ndcuda::nd_minimum", call, same, same, any_type, "")
+NDCUDA_OPERATION(fmax, "ndcuda::nd_fmax", call, same, same, any_type, "")
+NDCUDA_OPERATION(fmin, "ndcuda::nd_fmin", call, same, same, any_type, "")
 NDCUDA_OPERATION(equal, "==", infix, same, to_bool, any_type, "")
 NDCUDA_OPERATION(not_equal, "!=", infix, same, to_bool, any_type, "")
-NDCUDA_OPERATION(less, "<", infix, same, to_bool, real_number, "complex numbers have no order: compare real() or abs()")
-NDCUDA_OPERATION(less_equal, "<=", infix, same, to_bool, real_number,
-                 "complex numbers have no order: compare real() or abs()")
-NDCUDA_OPERATION(greater, ">", infix, same, to_bool, real_number,
-                 "complex numbers have no order: compare real() or abs()")
-NDCUDA_OPERATION(greater_equal, ">=", infix, same, to_bool, real_number,
-                 "complex numbers have no order: compare real() or abs()")
+NDCUDA_OPERATION(less, "<", infix, same, to_bool, any_type, "")
+NDCUDA_OPERATION(less_equal, "<=", infix, same, to_bool, any_type, "")
+NDCUDA_OPERATION(greater, ">", infix, same, to_bool, any_type, "")
+NDCUDA_OPERATION(greater_equal, ">=", infix, same, to_bool, any_type, "")
 NDCUDA_OPERATION(logical_and, "&&", infix, to_bool, to_bool, any_type, "")
 NDCUDA_OPERATION(logical_or, "||", infix, to_bool, to_bool, any_type, "")
 NDCUDA_OPERATION(logical_xor, "!=", infix, to_bool, to_bool, any_type, "")

@@ -231,7 +231,9 @@ constexpr dtype reduce_accumulator(reduce_kind k, dtype t, dtype out) noexcept {
 /// Whether a reduction of `k` accepts values of dtype `t` (NumPy refuses the same ones, or we do
 /// with a reason the message gives).
 constexpr bool reduce_accepts(reduce_kind k, dtype t) noexcept {
-  return !orders_values(k) || !is_complex(t);
+  // min and max order complex numbers lexicographically, as NumPy does (kernels/complex.cuh);
+  // nanmin/nanmax of complex stay refused (an all-NaN slice would need a complex NaN identity).
+  return !orders_values(k) || !is_complex(t) || k == reduce_kind::min || k == reduce_kind::max;
 }
 
 }  // namespace ndcuda::detail
