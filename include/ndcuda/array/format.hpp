@@ -26,15 +26,15 @@ enum class float_mode {
 
 /// NumPy's print options (np.set_printoptions), with NumPy's defaults.
 struct print_options {
-  int precision = 8;         ///< fractional digits of floats (see floatmode)
-  index_t threshold = 1000;  ///< arrays of more elements are summarised with "..."
-  index_t edgeitems = 3;     ///< elements shown at each end of a summarised axis
-  index_t linewidth = 75;    ///< characters per line before wrapping
-  bool suppress = false;     ///< true: never switch to scientific because of small values
-  char sign = '-';           ///< '-': sign of negatives only; '+': always; ' ': a space for positives
-  float_mode floatmode = float_mode::maxprec;
-  std::string nanstr = "nan";  ///< text of NaN
-  std::string infstr = "inf";  ///< text of infinity
+  int precision = 8;                           ///< fractional digits of floats (see floatmode)
+  index_t threshold = 1000;                    ///< arrays of more elements are summarised with "..."
+  index_t edgeitems = 3;                       ///< elements shown at each end of a summarised axis
+  index_t linewidth = 75;                      ///< characters per line before wrapping
+  bool suppress = false;                       ///< true: never switch to scientific because of small values
+  char sign = '-';                             ///< '-': sign of negatives only; '+': always; ' ': a space for positives
+  float_mode floatmode = float_mode::maxprec;  ///< NumPy's floatmode: how many digits floats get
+  std::string nanstr = "nan";                  ///< text of NaN
+  std::string infstr = "inf";                  ///< text of infinity
 };
 
 /// The calling thread's print options (NumPy's defaults until changed).
@@ -47,6 +47,7 @@ void set_printoptions(const print_options& options);
 /// the calling thread, the destructor restores the previous ones.
 class [[nodiscard]] printoptions_scope {
  public:
+  /// Sets `options` for the calling thread until this scope ends.
   explicit printoptions_scope(const print_options& options);
   ~printoptions_scope();
   printoptions_scope(const printoptions_scope&) = delete;

@@ -30,13 +30,13 @@ namespace ndcuda {
 struct retstep_t {
   explicit constexpr retstep_t() = default;
 };
-inline constexpr retstep_t retstep{};
+inline constexpr retstep_t retstep{};  ///< nd::linspace(0.0, 1.0, 5, nd::retstep)
 
 /// linspace's samples and the spacing between them (NaN when num < 2 with the endpoint, or 0).
 template <array_element E>
 struct linspace_result {
-  ndarray<E> samples;
-  double step;
+  ndarray<E> samples;  ///< the num values
+  double step;         ///< the spacing between them
 };
 
 namespace detail {
@@ -179,14 +179,15 @@ ndarray<E> logspace(double start, double stop, index_t num = 50, bool endpoint =
   return power(base, y).template astype<E>();
 }
 
-/// NumPy's geomspace: `num` samples evenly spaced on a log scale from start to stop, with both
-/// ends exact. Negative ranges keep their sign; value_error when either end is 0; a range that
-/// crosses zero gives NaN, as NumPy's (which also warns). A complex E takes the complex path below.
+/// geomspace with complex endpoints: NumPy's path, rotating between the endpoints' angles.
 template <array_element E>
 requires(is_complex(dtype_of<E>)) ndarray<E> geomspace(std::complex<double> start, std::complex<double> stop,
                                                        index_t num = 50, bool endpoint = true,
                                                        std::optional<stream> s = std::nullopt);
 
+/// NumPy's geomspace: `num` samples evenly spaced on a log scale from start to stop, with both
+/// ends exact. Negative ranges keep their sign; value_error when either end is 0; a range that
+/// crosses zero gives NaN, as NumPy's (which also warns). A complex E takes the complex path above.
 template <array_element E>
 ndarray<E> geomspace(double start, double stop, index_t num = 50, bool endpoint = true,
                      std::optional<stream> s = std::nullopt) {

@@ -18,7 +18,7 @@ namespace ndcuda {
 
 /// NumPy's include_initial=True of cumulative_sum/cumulative_prod: the identity comes first.
 struct include_initial_t {};
-inline constexpr include_initial_t include_initial{};
+inline constexpr include_initial_t include_initial{};  ///< nd::cumulative_sum(a, 0, nd::include_initial)
 
 namespace detail {
 

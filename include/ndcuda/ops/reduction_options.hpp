@@ -31,6 +31,7 @@ template <array_operand M>
 /// NumPy's initial= of sum, prod, min, max, nansum, nanprod, nanmin and nanmax: the value the fold
 /// starts from, converted to the result dtype. `nd::max(x, 1, nd::initial(0))`.
 struct initial {
+  /// The starting value, any arithmetic type (stored as a double).
   template <class T>
   requires std::is_arithmetic_v<T>
   constexpr explicit initial(T v) noexcept

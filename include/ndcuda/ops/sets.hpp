@@ -141,7 +141,7 @@ template <array_element A, array_element B>
 
 /// The tag of np.intersect1d's return_indices=True: nd::intersect1d(a, b, false, nd::return_indices).
 struct return_indices_t {};
-inline constexpr return_indices_t return_indices{};
+inline constexpr return_indices_t return_indices{};  ///< the value of return_indices_t
 
 /// np.intersect1d(a, b, assume_unique, return_indices=True): (common, indices into flattened a,
 /// indices into flattened b), each index the first occurrence (np.unique's return_index).

@@ -97,6 +97,7 @@ template <array_operand X>
 [[nodiscard]] auto sort(const X& x, std::nullopt_t, const stream& s) {
   return sort(detail::as_array(x).ravel(), 0, s);
 }
+/// np.sort(x, axis=None) on the array's stream: the flattened x sorted (nd::none).
 template <array_operand X>
 [[nodiscard]] auto sort(const X& x, std::nullopt_t) {
   const auto a = detail::as_array(x);
@@ -108,6 +109,7 @@ template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> argsort(const X& x, std::nullopt_t, const stream& s) {
   return argsort(detail::as_array(x).ravel(), 0, s);
 }
+/// np.argsort(x, axis=None) on the array's stream (nd::none).
 template <array_operand X>
 [[nodiscard]] ndarray<std::int64_t> argsort(const X& x, std::nullopt_t) {
   const auto a = detail::as_array(x);

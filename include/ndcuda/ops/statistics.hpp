@@ -116,8 +116,8 @@ template <array_operand X, reduce_option... O>
 /// numpy.average's returned=True: the average and the sum of the weights (of the average's shape).
 template <class R>
 struct average_result {
-  ndarray<R> average;
-  ndarray<R> sum_of_weights;
+  ndarray<R> average;         ///< the weighted average
+  ndarray<R> sum_of_weights;  ///< the weights summed along the axis, the average's shape
 };
 
 namespace detail {
