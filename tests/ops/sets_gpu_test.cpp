@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -250,7 +251,11 @@ TEST(SetsGpu, NumPyCases) {
   NDCUDA_REQUIRE_GPU();
   const std::vector<test_case> cases = load_cases();
   ASSERT_GT(cases.size(), 150u);
+  const bool trace = std::getenv("NDCUDA_TEST_TRACE") != nullptr;  // which case, should one fault
   for (const test_case& c : cases) {
+    if (trace) {
+      std::fprintf(stderr, "case %s\n", c.line.c_str());
+    }
     if (is_set_function(c.name)) {
       if (c.a.dtype == "int32" && c.b.dtype == "float64") {
         run_sets<std::int32_t, double>(c);
