@@ -79,7 +79,7 @@ if ((run_benchmarks)); then
   fi
   # PyTorch baselines (benchmarks/torch/, which also time CuPy where it exists), when torch imports.
   if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-    for script in "$root"/benchmarks/torch/*.py; do
+    for script in "$root"/benchmarks/torch/*_torch.py; do
       [[ -f "$script" ]] || continue
       name=$(basename "$script" .py)
       echo "gpu-check: running PyTorch baseline $name"

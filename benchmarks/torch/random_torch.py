@@ -8,23 +8,9 @@ microseconds and GB/s of bytes written. Run on the GPU machine: python3 benchmar
 """
 import torch
 
+from torch_timing import timed
+
 N = 1 << 28
-
-
-def timed(fn, repeat=20):
-    """Median seconds per call, timed with CUDA events after a warm-up call."""
-    fn()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(repeat):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def report(name, seconds, written):

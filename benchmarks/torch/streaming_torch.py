@@ -9,22 +9,14 @@ import json
 
 import torch
 
+from torch_timing import timed as timed_median
+
+
+def timed(fn):
+    return timed_median(fn, repeat=50)
+
+
 SIZES = [1 << 24, 1 << 26, 1 << 28]
-
-
-def timed(fn, repeat=50):
-    fn()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(repeat):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def report(name, n, seconds, traffic):

@@ -90,6 +90,15 @@ ndarray<bool> run_starts(const ndarray<C>& s) {
   return keep;
 }
 
+/// NumPy 2's first step of intersect1d and setxor1d: the distinct elements of a and of b (each as
+/// it is when assume_unique), joined and sorted, in the promoted dtype C.
+template <class C, class A, class B>
+ndarray<C> sorted_distinct_of_each(const ndarray<A>& a, const ndarray<B>& b, bool assume_unique) {
+  const ndarray<C> x = assume_unique ? flat_as<C>(a) : unique(flat_as<C>(a));
+  const ndarray<C> y = assume_unique ? flat_as<C>(b) : unique(flat_as<C>(b));
+  return sort(concatenate<C>({x, y}), 0);
+}
+
 }  // namespace detail
 
 /// NumPy's np.isin(element, test_elements, assume_unique, invert): a bool array of element's shape,
@@ -128,9 +137,7 @@ template <array_element A, array_element B>
 [[nodiscard]] auto intersect1d(const ndarray<A>& a, const ndarray<B>& b, bool assume_unique = false) {
   const ndcuda::detail::op_range<"nd::intersect1d"> nvtx;
   using C = type_of<promote_types(dtype_of<A>, dtype_of<B>)>;
-  const ndarray<C> x = assume_unique ? detail::flat_as<C>(a) : unique(detail::flat_as<C>(a));
-  const ndarray<C> y = assume_unique ? detail::flat_as<C>(b) : unique(detail::flat_as<C>(b));
-  const ndarray<C> aux = sort(concatenate<C>({x, y}), 0);
+  const ndarray<C> aux = detail::sorted_distinct_of_each<C>(a, b, assume_unique);
   const index_t n = aux.size();
   if (n < 2) {
     return empty<C>({0}, aux.stream());
@@ -200,9 +207,7 @@ template <array_element A, array_element B>
 [[nodiscard]] auto setxor1d(const ndarray<A>& a, const ndarray<B>& b, bool assume_unique = false) {
   const ndcuda::detail::op_range<"nd::setxor1d"> nvtx;
   using C = type_of<promote_types(dtype_of<A>, dtype_of<B>)>;
-  const ndarray<C> x = assume_unique ? detail::flat_as<C>(a) : unique(detail::flat_as<C>(a));
-  const ndarray<C> y = assume_unique ? detail::flat_as<C>(b) : unique(detail::flat_as<C>(b));
-  const ndarray<C> aux = sort(concatenate<C>({x, y}), 0);
+  const ndarray<C> aux = detail::sorted_distinct_of_each<C>(a, b, assume_unique);
   const index_t n = aux.size();
   if (n < 2) {
     return aux;
