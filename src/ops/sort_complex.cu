@@ -113,7 +113,9 @@ __global__ void search(const parts<U>* sorted, long long m, const parts<U>* valu
 struct words {
   std::shared_ptr<const void> owner;
   void* data = nullptr;
-  words(index_t n, const stream& s) : owner(allocate_buffer(static_cast<std::size_t>(n) * 8, s, &data)) {}
+  // Assigned in the body: a member initializer for `owner` would write `data` before data's own
+  // default initializer runs and resets it to null.
+  words(index_t n, const stream& s) { owner = allocate_buffer(static_cast<std::size_t>(n) * 8, s, &data); }
   std::uint64_t* u() const { return static_cast<std::uint64_t*>(data); }
   long long* ll() const { return static_cast<long long*>(data); }
 };
