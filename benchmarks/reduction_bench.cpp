@@ -58,7 +58,7 @@ void BM_sum_full(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({nd::index_t{1} << 28});
   timed(
-      state, a.stream(), [&] { (void)nd::sum(a); }, steady_calls);
+      state, a.stream(), [&] { (void)nd::eval(nd::sum(a)); }, steady_calls);
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a), 2^28 float32; target >= 4300 GB/s, CuPy 4443");
 }
@@ -66,7 +66,7 @@ void BM_sum_full(benchmark::State& state) {
 void BM_sum_full_single_call(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({nd::index_t{1} << 28});
-  timed(state, a.stream(), [&] { (void)nd::sum(a); });
+  timed(state, a.stream(), [&] { (void)nd::eval(nd::sum(a)); });
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a), 2^28 float32, one call timed alone (its host time and launch latency included)");
 }
@@ -75,7 +75,7 @@ void BM_sum_axis0(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({16384, 16384});
   timed(
-      state, a.stream(), [&] { (void)nd::sum(a, 0); }, steady_calls);
+      state, a.stream(), [&] { (void)nd::eval(nd::sum(a, 0)); }, steady_calls);
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a, 0), 16384^2 float32; target >= 4000 GB/s, CuPy 2532");
 }
@@ -84,7 +84,7 @@ void BM_sum_axis1(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({16384, 16384});
   timed(
-      state, a.stream(), [&] { (void)nd::sum(a, 1); }, steady_calls);
+      state, a.stream(), [&] { (void)nd::eval(nd::sum(a, 1)); }, steady_calls);
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a, 1), 16384^2 float32; target >= 4000 GB/s, CuPy 4530");
 }
@@ -94,7 +94,7 @@ void BM_sum_product_axis1(benchmark::State& state) {
   const auto a = random_matrix({16384, 16384});
   const auto b = random_matrix({16384, 16384});
   timed(
-      state, a.stream(), [&] { (void)nd::sum(a * b, 1); }, steady_calls);
+      state, a.stream(), [&] { (void)nd::eval(nd::sum(a * b, 1)); }, steady_calls);
   bytes_per_second(state, 2.0 * static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a * b, 1), 16384^2 float32, fused: each input read once");
 }
@@ -133,6 +133,67 @@ void BM_first_call_cold_reduction(benchmark::State& state) {
   state.SetLabel("compile + load + launch of a new reduction; target <= 200 ms, CuPy 2204 ms");
 }
 
+
+// ---- Fusion across reductions (issue 20, part 1): rows x cols float32, bytes of one read and one
+// write of the array per call (the raw limit is the D2D copy of the same bytes, BM_memcpy_d2d at
+// rows * cols). torch.softmax / layer_norm in benchmarks/torch/fusion_torch.py, same shapes.
+
+// NumPy's spelling: one row-resident kernel.
+void BM_softmax_numpy_spelled(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t rows = state.range(0);
+  const nd::index_t cols = state.range(1);
+  const auto x = random_matrix({rows, cols});
+  auto y = nd::empty<float>({rows, cols});
+  timed(
+      state, x.stream(),
+      [&] {
+        const auto e = nd::exp(x - nd::max(x, 1, nd::keepdims));
+        y(nd::ellipsis) = e / nd::sum(e, 1, nd::keepdims);
+      },
+      steady_calls);
+  bytes_per_second(state, 2.0 * static_cast<double>(x.nbytes()));
+  state.SetLabel("target: <= torch.softmax time");
+}
+
+// The same with the intermediate stored, as eager libraries run it: max, e = exp(x - max), sum, e / sum.
+void BM_softmax_materialized(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t rows = state.range(0);
+  const nd::index_t cols = state.range(1);
+  const auto x = random_matrix({rows, cols});
+  auto y = nd::empty<float>({rows, cols});
+  timed(
+      state, x.stream(),
+      [&] {
+        const nd::ndarray<float> m = nd::max(x, 1, nd::keepdims);
+        const nd::ndarray<float> e = nd::exp(x - m);
+        const nd::ndarray<float> s = nd::sum(e, 1, nd::keepdims);
+        y(nd::ellipsis) = e / s;
+      },
+      steady_calls);
+  bytes_per_second(state, 2.0 * static_cast<double>(x.nbytes()));
+  state.SetLabel("unfused: four kernels, e stored");
+}
+
+void BM_layer_norm_numpy_spelled(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t rows = state.range(0);
+  const nd::index_t cols = state.range(1);
+  const auto x = random_matrix({rows, cols});
+  const auto w = random_matrix({cols});
+  const auto b = random_matrix({cols});
+  auto y = nd::empty<float>({rows, cols});
+  timed(
+      state, x.stream(),
+      [&] {
+        const auto mu = nd::mean(x, -1, nd::keepdims);
+        y(nd::ellipsis) = (x - mu) / nd::sqrt(nd::var(x, -1, nd::keepdims) + 1e-5F) * w + b;
+      },
+      steady_calls);
+  bytes_per_second(state, 2.0 * static_cast<double>(x.nbytes()));
+  state.SetLabel("target: <= torch.nn.functional.layer_norm time");
+}
 }  // namespace
 
 BENCHMARK(BM_memcpy_d2d)->Arg(nd::index_t{1} << 28)->UseManualTime()->Unit(benchmark::kMicrosecond);
@@ -142,4 +203,17 @@ BENCHMARK(BM_sum_axis0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_product_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_argmax_full)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_memcpy_d2d)->Arg(nd::index_t{1} << 24)->Arg(nd::index_t{1} << 26)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_softmax_numpy_spelled)
+    ->Args({4096, 4096})
+    ->Args({16384, 1024})
+    ->Args({64, 1 << 20})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_softmax_materialized)->Args({4096, 4096})->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_layer_norm_numpy_spelled)
+    ->Args({4096, 4096})
+    ->Args({16384, 1024})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_first_call_cold_reduction)->Unit(benchmark::kMillisecond)->Iterations(10);

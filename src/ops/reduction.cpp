@@ -10,9 +10,7 @@
 #include "ops/reduction_state.hpp"
 
 namespace ndcuda::detail {
-namespace {
 
-// The row's reducer with {v}, {a} and {o} spelled as the CUDA types of the spec's dtypes.
 std::string reducer_spelling(const reduce_spec& spec) {
   const std::string_view pattern = reduction_of(spec.kind).reducer;
   std::string s;
@@ -27,8 +25,6 @@ std::string reducer_spelling(const reduce_spec& spec) {
   }
   return s;
 }
-
-}  // namespace
 
 std::shared_ptr<reduction_state> make_reduction_state(const std::string& map_statement, const reduce_spec& spec,
                                                       std::span<const leaf_ref> inputs,

@@ -255,7 +255,8 @@ struct reduced_result {
 };
 
 template <class A>
-reduced_result result_of(const A& r) {
+reduced_result result_of(const A& lazy) {
+  const nd::ndarray<typename A::value_type> r = lazy;  // a reduction's node, run here (or an array)
   return {r.shape(), nd::dtype_of<typename A::value_type>, download(r)};
 }
 

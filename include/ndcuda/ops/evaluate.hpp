@@ -52,11 +52,14 @@ void collect(const expr<Op, A...>& x, L& out) {
   std::apply([&](const auto&... a) { (collect(a, out), ...); }, x.args);
 }
 
+struct row_program;
+
 struct emit_context {
   const std::uint8_t* mapping = nullptr;
   int next_array = 0;
   int next_scalar = 0;
   value_table values{};  // identical subtrees are computed once
+  row_program* rows = nullptr;  // set while a row-resident kernel is generated (ops/detail/row_fusion.hpp)
 };
 
 template <class X>
@@ -174,9 +177,16 @@ auto split(const expr<Op, A...>& x) {
   return std::apply([](const auto&... a) { return expr<Op, decltype(shrink(a))...>{{shrink(a)...}}; }, x.args);
 }
 
+/// A tree holding lazy reductions written to `out`: one row-resident kernel where the shapes allow,
+/// else the reductions first, then the rest (ops/detail/row_fusion.hpp).
+template <class Out, class X>
+void evaluate_lazy(const X& x, const ndarray<Out>& out);
+
 template <class Out, class X>
 void evaluate_into(const X& x, const ndarray<Out>& out) {
-  if constexpr (X::arrays + X::scalars > max_fused_leaves || X::scalars > max_fused_scalars) {
+  if constexpr (has_lazy_v<X>) {
+    evaluate_lazy(x, out);
+  } else if constexpr (X::arrays + X::scalars > max_fused_leaves || X::scalars > max_fused_scalars) {
     evaluate_into(split(x), out);
   } else {
     const inputs_of<X> in(x);

@@ -93,6 +93,13 @@ inline constexpr bool is_expr = false;
 template <class Op, class... Args>
 inline constexpr bool is_expr<expr<Op, Args...>> = true;
 
+/// Whether a tree holds a lazy producer (a reduction, ops/reduction_expr.hpp) that evaluation must
+/// fuse or compute first.
+template <class T>
+inline constexpr bool has_lazy_v = false;
+template <class Op, class... Args>
+inline constexpr bool has_lazy_v<expr<Op, Args...>> = (has_lazy_v<Args> || ...);
+
 }  // namespace detail
 
 /// What operators accept as array-like operands: arrays and expressions.

@@ -17,6 +17,8 @@
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/reduce_engine.hpp>
 #include <ndcuda/ops/evaluate.hpp>
+#include <ndcuda/ops/detail/row_fusion.hpp>
+#include <ndcuda/ops/reduction_expr.hpp>
 #include <ndcuda/ops/reduction_options.hpp>
 #include <optional>
 #include <string>
@@ -103,22 +105,6 @@ struct reduction_kernels {
   }
 };
 
-/// The result dtype of reduction K of node type N; D (not void) overrides it (NumPy's dtype=).
-template <reduce_kind K, class D, class N>
-constexpr dtype result_dtype() noexcept {
-  if constexpr (std::is_void_v<D>) {
-    return reduce_result(K, N::type);
-  } else {
-    return dtype_of<std::remove_cv_t<D>>;
-  }
-}
-
-template <reduce_kind K, class D, class N>
-constexpr reduce_spec spec_for() noexcept {
-  constexpr dtype result = result_dtype<K, D, N>();
-  return reduce_spec{K, compute_type(N::type), reduce_accumulator(K, N::type, result), result};
-}
-
 /// The engine state of reduction K (dtype D) over the inputs of a tree of type N.
 template <reduce_kind K, class D, class N>
 const reduction_state& state_for(const inputs_of<N>& in) {
@@ -132,7 +118,9 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
   using N = node_t<const X&>;
   constexpr dtype result = result_dtype<K, D, N>();
   using Out = type_of<result>;
-  if constexpr (N::arrays + N::scalars > max_fused_leaves || N::scalars > max_fused_scalars) {
+  if constexpr (has_lazy_v<N>) {  // a reduction of an expression of reductions: the inner ones first
+    return reduce<K, D>(lower(as_node(x)), axes, keepdims, s, param);
+  } else if constexpr (N::arrays + N::scalars > max_fused_leaves || N::scalars > max_fused_scalars) {
     return reduce<K, D>(eval(x), axes, keepdims, s, param);
   } else {
     if constexpr (!reduce_accepts(K, N::type)) {
@@ -208,7 +196,12 @@ auto reduce_with(const X& x, const std::optional<std::vector<int>>& axes, const 
   if constexpr (masked || with_initial) {
     return masked_reduce<K, D>(x, axes, opt);
   } else {
-    return reduce<K, D>(x, axes, opt.keepdims, opt.s, takes_ddof ? opt.delta_dof : 0.0);
+    using N = node_t<const X&>;
+    if constexpr (!reduce_accepts(K, N::type)) {
+      return reduce<K, D>(x, axes, opt.keepdims, opt.s, 0.0);  // its message
+    } else {
+      return reduction_expr<K, D, N>(as_node(x), axes, opt.keepdims, opt.s, takes_ddof ? opt.delta_dof : 0.0);
+    }
   }
 }
 
@@ -359,6 +352,12 @@ auto all_t::operator()(const X& x, const A&... a) const {
 template <class X, class... A>
 auto all_t::operator()(const X& x, std::initializer_list<int> ax, const A&... a) const {
   return (*this)(x, axes(ax), a...);
+}
+
+template <detail::reduce_kind K, class D, class N>
+template <array_element E>
+void reduction_expr<K, D, N>::assign_to(const ndarray<E>& out) const {
+  detail::evaluate_into(*this, out);
 }
 
 }  // namespace ndcuda

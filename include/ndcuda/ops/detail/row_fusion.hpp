@@ -1,0 +1,235 @@
+// Fusion across reductions: a tree whose lazy reductions are keepdims reductions over the trailing
+// axes of the tree's own shape (softmax, layer norm, centring, written as in NumPy) runs as one
+// row-resident kernel: a block per row computes each reduction of the row in turn, then writes the
+// row, so the input is read from memory once and nothing of full size is stored. Other trees
+// compute their reductions first (lower). The template half: the tree walk that spells the kernel;
+// the source and the launch are src/ops/row_fusion.cpp. Builds on ops/reduction_expr.hpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <ndcuda/ops/detail/codegen.hpp>
+#include <ndcuda/ops/reduction_expr.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ndcuda::detail {
+
+/// One reduction of a row program: its reducer (kernels/reducers.cuh, spelled), value and result
+/// dtypes, and the body computing its mapped value `out` from the inputs and earlier reductions.
+struct row_stage {
+  std::string reducer;
+  dtype value;
+  dtype out;
+  std::string body;
+  bool takes_param;  // var/std's ddof: such stages are never shared between two reductions
+};
+
+/// What one lazy reduction of the tree is at run time (post-order, as the stages were emitted).
+struct row_node {
+  reduce_kind kind;
+  const std::optional<std::vector<int>>* axes;
+  bool keepdims;
+  double param;
+  const shape_t* input_shape;
+};
+
+/// Compiled kernels of one program, by block size (src/ops/row_fusion.cpp).
+struct row_kernels;
+
+/// The generated program of one tree type and leaf pattern: the stages in order (inner reductions
+/// first), which stage each lazy reduction became, and the final body storing `out`.
+struct row_program {
+  std::vector<row_stage> stages;
+  std::vector<int> node_stage;
+  std::string final_body;
+  dtype out = dtype::float32;
+  std::vector<dtype> inputs;
+  std::vector<dtype> scalars;
+  std::string label;
+  std::shared_ptr<row_kernels> kernels;
+};
+
+/// Adds a stage (or finds an identical one) for a reduction with `spec` and mapped `body`; returns
+/// its index. Records the node's stage.
+int add_row_stage(row_program& p, const reduce_spec& spec, std::string body);
+
+/// Finishes `p` (its kernel cache) once its stages and final body are known.
+void finish_row_program(row_program& p);
+
+/// Runs the program writing `out` when the shapes allow a row-resident kernel (every reduction
+/// keeps its dims over the same trailing axes of out's shape, which is every reduction's operand
+/// shape; every operand collapses to rows and columns). Returns false, having done nothing, when
+/// they do not.
+[[nodiscard]] bool run_row_program(const row_program& p, const leaf_ref& out, std::span<const leaf_ref> inputs,
+                                   const void* const* scalars, std::span<const row_node> nodes);
+
+/// The source of `p` for blocks of `block` threads (for tests and the documentation).
+[[nodiscard]] std::string row_program_source(const row_program& p, int block);
+
+/// Leaves of a tree including those inside its lazy reductions (which collect() sees as one leaf).
+template <class X>
+struct deep_count {
+  static constexpr int arrays = X::arrays;
+  static constexpr int scalars = X::scalars;
+};
+template <class Op, class... A>
+struct deep_count<expr<Op, A...>> {
+  static constexpr int arrays = (deep_count<A>::arrays + ...);
+  static constexpr int scalars = (deep_count<A>::scalars + ...);
+};
+template <reduce_kind K, class D, class N>
+struct deep_count<reduction_expr<K, D, N>> {
+  static constexpr int arrays = deep_count<N>::arrays;
+  static constexpr int scalars = deep_count<N>::scalars;
+};
+
+template <class X>
+struct deep_leaves {
+  std::array<leaf_ref, deep_count<X>::arrays> arrays{};
+  std::array<const void*, deep_count<X>::scalars + 1> scalars{};
+  std::array<dtype, deep_count<X>::scalars + 1> scalar_types{};
+  int array_count = 0;
+  int scalar_count = 0;
+  std::vector<row_node> nodes;
+};
+
+template <class L, class X>
+void collect_deep(const X& x, L& out) {
+  collect(x, out);
+}
+template <class L, class Op, class... A>
+void collect_deep(const expr<Op, A...>& x, L& out) {
+  std::apply([&](const auto&... a) { (collect_deep(a, out), ...); }, x.args);
+}
+template <class L, reduce_kind K, class D, class N>
+void collect_deep(const reduction_expr<K, D, N>& x, L& out) {
+  collect_deep(x.input(), out);
+  out.nodes.push_back(row_node{K, &x.axes(), x.keepdims(), x.param(), &x.input_shape()});
+}
+
+/// Inside a row program a lazy reduction is a value of the row: its stage's result.
+template <reduce_kind K, class D, class N>
+struct emitter<reduction_expr<K, D, N>> {
+  static node_code emit(emit_context& c) {
+    if (c.rows == nullptr) {
+      throw error("internal: a lazy reduction reached an engine that computes it elementwise; please report");
+    }
+    emit_context inner{c.mapping, c.next_array, c.next_scalar};
+    inner.rows = c.rows;
+    const node_code root = emitter<N>::emit(inner);
+    c.next_array = inner.next_array;
+    c.next_scalar = inner.next_scalar;
+    constexpr reduce_spec spec = spec_for<K, D, N>();
+    const int stage = add_row_stage(*c.rows, spec, inner.values.body(spec.value, root));
+    std::string name = "ndcuda_red" + std::to_string(stage);
+    return {name, compute_type(spec.out), std::string(reduction_of(K).name) + "(" + root.label + ")"};
+  }
+};
+
+/// The row programs of tree type X, one per pattern of repeated leaves.
+template <class Out, class X>
+struct row_programs {
+  using mapping_t = std::array<std::uint8_t, deep_count<X>::arrays>;
+  struct entry {
+    mapping_t mapping;
+    row_program program;
+  };
+  static const row_program& get(const mapping_t& mapping, std::span<const leaf_ref> inputs,
+                                std::span<const dtype> scalar_types) {
+    static std::mutex mutex;
+    static std::vector<std::unique_ptr<entry>> entries;
+    std::lock_guard lock(mutex);
+    for (const auto& e : entries) {
+      if (e->mapping == mapping) {
+        return e->program;
+      }
+    }
+    auto e = std::make_unique<entry>();
+    e->mapping = mapping;
+    row_program& p = e->program;
+    for (const leaf_ref& l : inputs) {
+      p.inputs.push_back(l.type);
+    }
+    p.scalars.assign(scalar_types.begin(), scalar_types.end());
+    p.out = dtype_of<Out>;
+    emit_context c{e->mapping.data()};
+    c.rows = &p;
+    const node_code root = emitter<X>::emit(c);
+    p.final_body = c.values.body(dtype_of<Out>, root);
+    p.label = root.label;
+    finish_row_program(p);
+    entries.push_back(std::move(e));
+    return entries.back()->program;
+  }
+};
+
+/// Whether a tree may go to a row program at all (the rest is checked at run time).
+template <class X>
+constexpr bool row_fusible_type() noexcept {
+  return deep_count<X>::arrays <= max_fused_inputs && deep_count<X>::scalars <= max_fused_scalars &&
+         deep_count<X>::arrays + deep_count<X>::scalars <= max_fused_leaves;
+}
+
+/// A tree's leaves (its reductions' included), its distinct inputs, and its row program.
+template <class Out, class X>
+struct row_call {
+  deep_leaves<X> leaves;
+  std::array<std::uint8_t, deep_count<X>::arrays> mapping{};
+  std::array<leaf_ref, deep_count<X>::arrays> distinct{};
+  std::size_t count = 0;
+
+  explicit row_call(const X& x) {
+    collect_deep(x, leaves);
+    for (std::size_t i = 0; i < leaves.arrays.size(); ++i) {
+      std::size_t j = 0;
+      while (j < count && !same_input(distinct[j], leaves.arrays[i])) {
+        ++j;
+      }
+      if (j == count) {
+        distinct[count++] = leaves.arrays[i];
+      }
+      mapping[i] = static_cast<std::uint8_t>(j);
+    }
+  }
+  [[nodiscard]] std::span<const leaf_ref> inputs() const { return {distinct.data(), count}; }
+  [[nodiscard]] const row_program& program() const {
+    return row_programs<Out, X>::get(mapping, inputs(),
+                                     {leaves.scalar_types.data(), static_cast<std::size_t>(deep_count<X>::scalars)});
+  }
+};
+
+template <class Out, class X>
+bool fuse_rows(const X& x, const ndarray<Out>& out) {
+  if constexpr (!row_fusible_type<X>()) {
+    return false;
+  } else {
+    const row_call<Out, X> call(x);
+    for (const leaf_ref& l : call.inputs()) {
+      if (l.source != nullptr) {
+        return false;  // a random draw is read by index, not by address: not in a row program
+      }
+    }
+    return run_row_program(call.program(), leaf_of(out), call.inputs(), call.leaves.scalars.data(),
+                           call.leaves.nodes);
+  }
+}
+
+template <class Out, class X>
+void evaluate_lazy(const X& x, const ndarray<Out>& out) {
+  if (fuse_rows(x, out)) {
+    return;
+  }
+  const auto lowered = lower(x);
+  if constexpr (is_expr<std::remove_cv_t<decltype(lowered)>>) {
+    evaluate_into(lowered, out);
+  } else {  // the tree was one reduction: its result is copied (converted, broadcast) into out
+    out.assign(lowered.array);
+  }
+}
+
+}  // namespace ndcuda::detail
