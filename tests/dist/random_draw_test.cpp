@@ -198,8 +198,8 @@ TEST(DistDrawParts, EveryRanksPartEqualsItsBlockOfTheSingleGpuDraw) {
     expect_parts_equal_blocks(
         "normal<double>", [](const gen& g, const nd::shape_t& s) { return g.normal<double>(s); }, shape);
     expect_parts_equal_blocks(
-        "integers<int64>",
-        [](const gen& g, const nd::shape_t& s) { return g.integers<std::int64_t>(-1000, 1000, s); }, shape);
+        "integers<int64>", [](const gen& g, const nd::shape_t& s) { return g.integers<std::int64_t>(-1000, 1000, s); },
+        shape);
     expect_parts_equal_blocks(
         "integers<int32> endpoint",
         [](const gen& g, const nd::shape_t& s) { return g.integers<std::int32_t>(-7, 9, s, true); }, shape);
@@ -236,8 +236,8 @@ TEST(DistDrawParts, PartsEqualTheHostReference) {
   const nd::shape_t shape{5, 11};
   const auto draw = g.normal<float>(shape);
   for (int r = 0; r < 3; ++r) {
-    const nd::ndarray<float> part = dist::detail::shard_draw(draw, shape, dist::sharding::block(1), 3, r,
-                                                             nd::default_stream());
+    const nd::ndarray<float> part =
+        dist::detail::shard_draw(draw, shape, dist::sharding::block(1), 3, r, nd::default_stream());
     const auto b = dist::block_of(11, 3, r);
     const auto h = host_of(part);
     for (nd::index_t i = 0; i < 5; ++i) {

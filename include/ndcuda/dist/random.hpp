@@ -50,8 +50,7 @@ void assign_from_draw(const distributed_array<T>& out, const X& draw) {
   }
   const communicator& comm = out.comm();
   for (int l = 0; l < comm.local_size(); ++l) {
-    out.local_shard(l).assign(
-        detail::shard_draw(draw, shape, out.spec(), comm.size(), comm.rank(l), comm.stream(l)));
+    out.local_shard(l).assign(detail::shard_draw(draw, shape, out.spec(), comm.size(), comm.rank(l), comm.stream(l)));
   }
 }
 

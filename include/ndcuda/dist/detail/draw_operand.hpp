@@ -112,7 +112,8 @@ ndcuda::detail::scalar_leaf<D> shard_node(const ndcuda::detail::scalar_leaf<D>& 
 
 template <class L>
 L shard_node(const L&, shard_context&) {
-  static_assert(sizeof(L) == 0, "a distributed draw expression may hold draws, arrays, scalars and their operations only");
+  static_assert(sizeof(L) == 0,
+                "a distributed draw expression may hold draws, arrays, scalars and their operations only");
 }
 
 template <class Op, class... A>
@@ -137,8 +138,9 @@ shape_t draw_shape_of(const X& x) {
 /// `result` cut as `spec` (normalised), on stream `s`: the same draw, read at the block's global
 /// flat indices. Needs no communicator, so one GPU can evaluate every rank's part.
 template <class X>
-requires draw_operand<X> [[nodiscard]] X shard_draw(const X& x, const shape_t& result, const sharding& spec, int ranks,
-                                                    int rank, const stream& s) {
+requires draw_operand<X>
+[[nodiscard]] X shard_draw(const X& x, const shape_t& result, const sharding& spec, int ranks, int rank,
+                           const stream& s) {
   shard_context c{&result, spec, ranks, rank, &s};
   return shard_node(x, c);
 }
