@@ -128,8 +128,8 @@ shape_t draw_shape_of(const X& x) {
   ndcuda::detail::leaves_of<X> leaves;
   ndcuda::detail::collect(x, leaves);
   shape_t s = leaves.arrays[0].layout->shape;
-  for (int i = 1; i < leaves.array_count; ++i) {
-    s = broadcast_shapes(s, leaves.arrays[static_cast<std::size_t>(i)].layout->shape);
+  for (std::size_t i = 1; i < leaves.arrays.size(); ++i) {  // bounded by the array's size: no -Warray-bounds
+    s = broadcast_shapes(s, leaves.arrays[i].layout->shape);
   }
   return s;
 }
