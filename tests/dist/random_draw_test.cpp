@@ -11,8 +11,11 @@
 #include <ndcuda/ndcuda.hpp>
 #include <ndcuda/random.hpp>
 #include <ndcuda/random/detail/host_reference.hpp>
+#include <optional>
 #include <random>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "support/gpu.hpp"
@@ -147,6 +150,70 @@ TEST(DistDrawWindows, BroadcastLeavesReadTheirWholeOrTheAlignedPart) {
   EXPECT_EQ(whole.shift, 0u);
   EXPECT_EQ(whole.layout, nd::contiguous_layout(result));
   EXPECT_THROW((void)dist::detail::window_of({4}, result, dist::sharding::block(1), 3, 0), nd::shape_error);
+}
+
+namespace {
+
+// A draw leaf made by hand, as a reservation makes it, with no device: its offset cell is never
+// read here (the shard stays on the draw's device, so no peer copy is made).
+nd::detail::random_leaf<2, 2, nd::dtype::float32> fake_normal_leaf(const nd::shape_t& shape,
+                                                                   const std::uint64_t* cell) {
+  return {nd::random::detail::reservation{nd::random::detail::source_param{{0x1234u, 0x5678u}, cell, 0}, nullptr,
+                                          nd::detail::placeholder_stream(), 0},
+          nd::contiguous_layout(shape)};
+}
+
+// An array of `shape` on device 0 over host memory that nothing dereferences: views only.
+nd::ndarray<float> fake_array(std::vector<float>& memory, const nd::shape_t& shape) {
+  return nd::ndarray<float>(nullptr, memory.data(), nd::contiguous_layout(shape), 0, nd::detail::placeholder_stream());
+}
+
+}  // namespace
+
+// The draw's parameter block gets the block's first global flat index (key and offset cell kept),
+// its layout the block's extent with the global strides; an array parameter becomes the view of
+// the part its block reads, a scalar stays as it is.
+TEST(DistDrawWindows, ShardingRewritesTheParameterBlockAndWindowsArrayParameters) {
+  const std::uint64_t cell_storage = 0;
+  const std::uint64_t* cell = &cell_storage;
+  const nd::shape_t shape{7, 5};
+  using gen = nd::random::generator;
+  using normal_t = decltype(std::declval<const gen&>().normal<float>(nd::shape_t{}));
+  using affine_t = decltype(std::declval<const gen&>().normal<float>(std::declval<const nd::ndarray<float>&>(), 2.0,
+                                                                     std::optional<nd::shape_t>{}));
+  using args_t = std::remove_reference_t<decltype(std::declval<affine_t&>().args)>;
+  std::vector<float> memory(5);
+  const nd::ndarray<float> loc = fake_array(memory, {5});
+  const normal_t z{std::tuple{fake_normal_leaf(shape, cell)}};
+  const affine_t x{args_t{z, std::tuple_element_t<1, args_t>{loc}, std::tuple_element_t<2, args_t>{2.0f}}};
+  const nd::stream& s = nd::detail::placeholder_stream();
+
+  // Columns [4, 5) of rank 2 of 3: the draw from flat index 4 with row stride 5; loc's element 4.
+  const affine_t cols = dist::detail::shard_draw(x, shape, dist::sharding::block(1), 3, 2, s);
+  const auto& leaf = std::get<0>(std::get<0>(cols.args).args);
+  EXPECT_EQ(leaf.draw.param.shift, 4u);
+  EXPECT_EQ(leaf.layout.shape, (nd::shape_t{7, 1}));
+  EXPECT_EQ(leaf.layout.strides, (nd::strides_t{5, 1}));
+  EXPECT_EQ(leaf.draw.param.key[0], 0x1234u);
+  EXPECT_EQ(leaf.draw.param.key[1], 0x5678u);
+  EXPECT_EQ(leaf.draw.param.offset, cell) << "the same device reads the draw's own cell";
+  const auto& loc_part = std::get<1>(cols.args).array;
+  EXPECT_EQ(loc_part.shape(), (nd::shape_t{1}));
+  EXPECT_EQ(loc_part.data(), memory.data() + 4);
+  EXPECT_EQ(std::get<2>(cols.args).value, 2.0f);
+
+  // Rows [3, 5) of rank 1 of 3: from flat index 15, C-contiguous; loc broadcasts, whole.
+  const affine_t rows = dist::detail::shard_draw(x, shape, dist::sharding::block(0), 3, 1, s);
+  const auto& row_leaf = std::get<0>(std::get<0>(rows.args).args);
+  EXPECT_EQ(row_leaf.draw.param.shift, 15u);
+  EXPECT_EQ(row_leaf.layout.shape, (nd::shape_t{2, 5}));
+  EXPECT_TRUE(nd::is_c_contiguous(row_leaf.layout.shape, row_leaf.layout.strides));
+  EXPECT_EQ(std::get<1>(rows.args).array.shape(), (nd::shape_t{5}));
+  EXPECT_EQ(std::get<1>(rows.args).array.data(), memory.data());
+
+  // The original is untouched (a draw may be sharded once per rank).
+  EXPECT_EQ(std::get<0>(std::get<0>(x.args).args).draw.param.shift, 0u);
+  EXPECT_EQ(std::get<0>(std::get<0>(x.args).args).layout, nd::contiguous_layout(shape));
 }
 
 // ---- one GPU: every rank's part without a communicator -------------------------------------------
