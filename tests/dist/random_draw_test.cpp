@@ -456,3 +456,29 @@ TEST(DistDraw, RanksOnOtherGpusThanTheGeneratorMatchOneGpuMultiGpu) {
     EXPECT_EQ(g2.offset(), g1.offset(nd::default_stream(0)));
   }
 }
+
+// A distributed fill captured into a graph (one rank, so one GPU and one stream) draws anew on
+// every replay, continuing the generator's sequence exactly as single-GPU draws do.
+TEST(DistDraw, GraphReplaysOfADistributedFillDrawFreshNumbers) {
+  NDCUDA_REQUIRE_GPU();
+  const dist::communicator comm(std::vector<int>{0}, {std::chrono::seconds(120)});
+  const nd::stream& s = comm.stream(0);
+  const nd::shape_t shape{999, 7};
+  const std::uint64_t seed = nd::testing::rng()();
+  auto g = nd::random::default_rng(seed);
+  auto ref = nd::random::default_rng(seed);
+  const auto d = dist::zeros<float>(shape, comm, dist::sharding::block(1));
+  d.assign(g.normal<float>(shape, s));  // the offset cell and the kernel exist before the capture
+  const nd::ndarray<float> warm = ref.normal<float>(shape);
+  EXPECT_EQ(differing(d.to_host(), host_of(warm)), 0u);
+  nd::graph gr = nd::capture(s, [&] { d.assign(g.normal<float>(shape, s)); });
+  gr.launch(s);
+  const auto first = d.to_host();
+  gr.launch(s);
+  const auto second = d.to_host();
+  const nd::ndarray<float> r1 = ref.normal<float>(shape);
+  const nd::ndarray<float> r2 = ref.normal<float>(shape);
+  EXPECT_EQ(differing(first, host_of(r1)), 0u) << "first replay";
+  EXPECT_EQ(differing(second, host_of(r2)), 0u) << "second replay";
+  EXPECT_EQ(g.offset(s), ref.offset());
+}
