@@ -1,6 +1,7 @@
 // Distributed arrays over every visible GPU (up to 4) against one GPU on the same total size:
-// sum and an elementwise op; all-reduce bus bandwidth through ndcuda against a raw NCCL loop in
-// the same run. Size per GPU: NDCUDA_DIST_BENCH_GIB (default 8 GiB of float32). Skips below 2 GPUs.
+// sum, an elementwise op, a normal<float> fill of 2^28 elements; all-reduce bus bandwidth through
+// ndcuda against a raw NCCL loop in the same run. Size per GPU: NDCUDA_DIST_BENCH_GIB (default
+// 8 GiB of float32; the fill's size is fixed). Skips below 2 GPUs.
 #include <benchmark/benchmark.h>
 #include <nccl.h>
 
@@ -118,6 +119,46 @@ void BM_ElementwiseOneGpu(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * 2 * n * static_cast<std::int64_t>(sizeof(float)));
 }
 BENCHMARK(BM_ElementwiseOneGpu)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ---- a random fill: normal<float> over 2^28 elements -------------------------------------------
+// Each rank computes its block of the one draw (its global flat indices) beside the same draw on
+// one GPU; the distributed fill also pays a peer copy of the draw's 8-byte offset per other GPU.
+
+constexpr nd::index_t fill_elements = nd::index_t{1} << 28;
+
+void BM_NormalFillDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(42);
+  const auto d = dist::zeros<float>({fill_elements}, comm());
+  comm().synchronize();
+  for (auto _ : state) {
+    d.assign(g.normal<float>(d.shape(), comm().stream(0)));  // reserved on rank 0's stream
+    comm().synchronize();
+  }
+  state.SetItemsProcessed(state.iterations() * fill_elements);
+  state.SetBytesProcessed(state.iterations() * fill_elements * static_cast<std::int64_t>(sizeof(float)));
+  state.counters["gpus"] = ranks();
+}
+BENCHMARK(BM_NormalFillDistributed)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_NormalFillOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(42);
+  const nd::stream& s = comm().stream(0);
+  auto a = nd::empty<float>({fill_elements}, s);
+  sync_one(s);
+  for (auto _ : state) {
+    a(nd::ellipsis) = g.normal<float>(a.shape(), s);
+    sync_one(s);
+  }
+  state.SetItemsProcessed(state.iterations() * fill_elements);
+  state.SetBytesProcessed(state.iterations() * fill_elements * static_cast<std::int64_t>(sizeof(float)));
+}
+BENCHMARK(BM_NormalFillOneGpu)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ---- all-reduce bus bandwidth -------------------------------------------------------------------
 

@@ -8,5 +8,6 @@
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/dist/expression.hpp>
 #include <ndcuda/dist/movement.hpp>
+#include <ndcuda/dist/random.hpp>
 #include <ndcuda/dist/reductions.hpp>
 #include <ndcuda/dist/sharding.hpp>

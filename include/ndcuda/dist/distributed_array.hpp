@@ -97,8 +97,9 @@ class distributed_array {
   ~distributed_array() = default;
 
   /// Writes into the existing shards, no allocation: an expression (one fused kernel per shard),
-  /// a weak scalar (every element), or a distributed array of the same shape, sharding and
-  /// communicator (shard by shard; reshard() it first otherwise).
+  /// a weak scalar (every element), a distributed array of the same shape, sharding and
+  /// communicator (shard by shard; reshard() it first otherwise), or a random draw of the same
+  /// global shape (dist/random.hpp: equals the single-GPU draw bit for bit).
   template <class X>
   const distributed_array& assign(const X& x) const {
     if constexpr (distributed_expression<X>) {
@@ -112,8 +113,12 @@ class distributed_array {
       for (std::size_t l = 0; l < shards_.size(); ++l) {
         shards_[l].assign(x.local_shards()[l]);
       }
+    } else if constexpr (requires { assign_from_draw(*this, x); }) {
+      assign_from_draw(*this, x);  // a random draw over the global shape (dist/random.hpp)
     } else {
-      static_assert(weak_scalar<X>, "distributed_array::assign takes an expression, a distributed array or a scalar");
+      static_assert(weak_scalar<X>,
+                    "distributed_array::assign takes an expression, a distributed array, a scalar or a random draw "
+                    "(include <ndcuda/dist/random.hpp>)");
       for (const auto& s : shards_) {
         s.assign(x);
       }

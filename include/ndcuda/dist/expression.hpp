@@ -5,6 +5,7 @@
 #pragma once
 
 #include <ndcuda/core/detail/scalar.hpp>
+#include <ndcuda/dist/detail/draw_operand.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <optional>
@@ -30,10 +31,11 @@ inline constexpr bool is_distributed_expr<distributed_expr<F, O...>> = true;
 template <class T>
 concept distributed_array_operand =
     is_distributed_array<std::remove_cvref_t<T>> || detail::is_distributed_expr<std::remove_cvref_t<T>>;
-/// What distributed operators accept: distributed array-likes and weak C++ scalars (which
-/// broadcast, as in any ndcuda expression).
+/// What distributed operators accept: distributed array-likes, weak C++ scalars (which broadcast,
+/// as in any ndcuda expression) and random draws over the global shape (dist/random.hpp).
 template <class T>
-concept distributed_operand = distributed_array_operand<T> || weak_scalar<std::remove_cvref_t<T>>;
+concept distributed_operand =
+    distributed_array_operand<T> || weak_scalar<std::remove_cvref_t<T>> || detail::draw_operand<T>;
 
 namespace detail {
 
@@ -73,6 +75,12 @@ void plan_leaf(const distributed_array<T>& a, expression_plan& p) {
 }
 template <class S>
 void plan_leaf(const S&, expression_plan&) {}  // weak scalars
+template <draw_operand X>
+void plan_leaf(const X& x, expression_plan& p) {  // a global value, broadcast like a replicated array
+  const shape_t s = draw_shape_of(x);
+  p.shape = p.any ? broadcast_shapes(p.shape, s) : s;
+  p.any = true;
+}
 template <class F, class... O>
 void plan_leaf(const distributed_expr<F, O...>& x, expression_plan& p) {
   std::apply([&](const auto&... o) { (plan_leaf(o, p), ...); }, x.operands);
@@ -116,6 +124,10 @@ ndarray<T> shard_operand(const distributed_array<T>& a, int local, const express
 template <class S>
 S shard_operand(const S& s, int, const expression_plan&) {
   return s;
+}
+template <draw_operand X>
+X shard_operand(const X& x, int local, const expression_plan& p) {  // the draw at the block's global indices
+  return shard_draw(x, p.shape, p.spec, p.comm->size(), p.comm->rank(local), p.comm->stream(local));
 }
 template <class F, class... O>
 auto shard_operand(const distributed_expr<F, O...>& x, int local, const expression_plan& p) {
