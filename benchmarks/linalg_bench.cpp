@@ -1,9 +1,9 @@
 // Linear algebra and FFT: nd::matmul (8192^3 float32 without TF32, bfloat16, float64; 64x64 host
 // time; 1024 batched 64x64), einsum("bij,bjk->bik") beside matmul, linalg::solve 4096^2 float64,
-// fft of 2^24 complex64 and rfft2 of 4096^2 float32. Each GEMM figure sits beside a raw cuBLAS
-// call on the same buffers (the baseline); benchmarks/torch/linalg_torch.py measures PyTorch and
-// CuPy on the same cases. Targets: >= 0.97x torch.matmul / torch.bmm, solve >= 0.9x
-// torch.linalg.solve, FFTs >= 0.95x CuPy, einsum within 5% of matmul.
+// batched eigh / svd / qr of 1024 x (32x32) float32, fft of 2^24 complex64 and rfft2 of 4096^2 float32. Each GEMM
+// figure sits beside a raw cuBLAS call on the same buffers (the baseline); benchmarks/torch/linalg_torch.py measures
+// PyTorch and CuPy on the same cases. Targets: >= 0.97x torch.matmul / torch.bmm, solve >= 0.9x torch.linalg.solve,
+// FFTs >= 0.95x CuPy, einsum within 5% of matmul.
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -163,6 +163,32 @@ void BM_solve(benchmark::State& state) {
   flops(state, 2.0 / 3.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
 }
 
+/// Stacks of 1024 (32 x 32) float32 matrices: eigh through syevjBatched, svd (full) through gesvdjBatched, qr through
+/// cuBLAS's geqrfBatched and ndcuda's Q kernel, one call for the stack each. Each reads its info codes back (one wait
+/// per call; qr has none), as torch.linalg does. No looped path is reachable at this size, so the figure stands alone
+/// beside torch.linalg in linalg_torch.py. Items: matrices.
+void BM_batched_small(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t batch = 1024, n = 32;
+  const auto r = values<float>({batch, n, n});
+  const nd::ndarray<float> sym = r + r.swapaxes(-1, -2);
+  switch (state.range(0)) {
+    case 0:
+      timed(state, sym.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::eigh(sym)); });
+      state.SetLabel("eigh 1024x(32x32) float32, syevjBatched; torch.linalg.eigh in linalg_torch.py");
+      break;
+    case 1:
+      timed(state, r.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::svd(r)); });
+      state.SetLabel("svd 1024x(32x32) float32, gesvdjBatched; torch.linalg.svd in linalg_torch.py");
+      break;
+    default:
+      timed(state, r.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::qr(r)); });
+      state.SetLabel("qr 1024x(32x32) float32, geqrfBatched + Q kernel; torch.linalg.qr in linalg_torch.py");
+      break;
+  }
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
 void BM_fft_c64(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
@@ -298,6 +324,7 @@ BENCHMARK(BM_matmul_batched)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_matmul_batched_n)->Arg(64)->Arg(256)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_einsum_batched)->Arg(64)->Arg(256)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_solve)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_batched_small)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_fft_c64)->Arg(1 << 24)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_rfft2_f32)->Arg(4096)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_matmul_bias_relu_bf16)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);

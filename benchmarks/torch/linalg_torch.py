@@ -4,7 +4,7 @@ matmuls when it is installed), for a side-by-side table on the same GPU in the s
 
 matmul 8192^3 in float32 (TF32 off), bfloat16 and float64 (TFLOP/s); 64x64 float32 host time per
 call; bmm of 1024 x (64x64) and 1024 x (256x256) float32; einsum("bij,bjk->bik"); solve 4096^2
-float64; relu(a @ b + bias) at 8192^2 bfloat16 in eager PyTorch; fft of 2^24 complex64 and rfft2
+float64; eigh / svd / qr of 1024 x (32x32) float32; relu(a @ b + bias) at 8192^2 bfloat16 in eager PyTorch; fft of 2^24 complex64 and rfft2
 of 4096^2 float32 (GB/s of read + write bytes). Run on the GPU machine:
 python3 benchmarks/torch/linalg_torch.py
 """
@@ -106,6 +106,13 @@ def main():
     v = values((k,), torch.float64)
     report(f"torch.linalg.solve {k}^2 float64", torch_timed(lambda: torch.linalg.solve(a, v), calls=1),
            2.0 / 3.0 * k ** 3)
+
+    # Stacks of small matrices (linalg_bench.cpp's BM_batched_small): one call for the stack each.
+    a = values((1024, 32, 32), torch.float32)
+    sym = a + a.mT
+    report("torch.linalg.eigh 1024x(32x32) float32", torch_timed(lambda: torch.linalg.eigh(sym), calls=1))
+    report("torch.linalg.svd 1024x(32x32) float32", torch_timed(lambda: torch.linalg.svd(a), calls=1))
+    report("torch.linalg.qr 1024x(32x32) float32", torch_timed(lambda: torch.linalg.qr(a), calls=1))
 
     a, b = values((n, n), torch.bfloat16), values((n, n), torch.bfloat16)
     bias = values((n,), torch.bfloat16)

@@ -80,6 +80,37 @@ NDCUDA_BATCHED_POTRF(cuComplex, C)
 NDCUDA_BATCHED_POTRF(cuDoubleComplex, Z)
 #undef NDCUDA_BATCHED_POTRF
 
+// Batched Jacobi eigensolver / SVD (n, m <= 32, matrices packed one after the other) and cuBLAS's
+// batched Householder QR: one call for a whole stack of small matrices.
+#define NDCUDA_BATCHED_JACOBI(T, R, P, EV)                                                                             \
+  inline cusolverStatus_t syevj_batched_size(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n,     \
+                                             const T* a, int lda, const R* w, int* lwork, syevjInfo_t p, int batch) {  \
+    return cusolverDn##P##EV##jBatched_bufferSize(h, j, u, n, a, lda, w, lwork, p, batch);                             \
+  }                                                                                                                    \
+  inline cusolverStatus_t syevj_batched(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, T* a,    \
+                                        int lda, R* w, T* work, int lwork, int* info, syevjInfo_t p, int batch) {      \
+    return cusolverDn##P##EV##jBatched(h, j, u, n, a, lda, w, work, lwork, info, p, batch);                            \
+  }                                                                                                                    \
+  inline cusolverStatus_t gesvdj_batched_size(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, const T* a,     \
+                                              int lda, const R* s, const T* u, int ldu, const T* v, int ldv,           \
+                                              int* lwork, gesvdjInfo_t p, int batch) {                                 \
+    return cusolverDn##P##gesvdjBatched_bufferSize(h, j, m, n, a, lda, s, u, ldu, v, ldv, lwork, p, batch);            \
+  }                                                                                                                    \
+  inline cusolverStatus_t gesvdj_batched(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, T* a, int lda, R* s, \
+                                         T* u, int ldu, T* v, int ldv, T* work, int lwork, int* info, gesvdjInfo_t p,  \
+                                         int batch) {                                                                  \
+    return cusolverDn##P##gesvdjBatched(h, j, m, n, a, lda, s, u, ldu, v, ldv, work, lwork, info, p, batch);           \
+  }                                                                                                                    \
+  inline cublasStatus_t geqrf_batched(cublasHandle_t h, int m, int n, T* const a[], int lda, T* const tau[],           \
+                                      int* info, int batch) {                                                          \
+    return cublas##P##geqrfBatched(h, m, n, a, lda, tau, info, batch);                                                 \
+  }
+NDCUDA_BATCHED_JACOBI(float, float, S, syev)
+NDCUDA_BATCHED_JACOBI(double, double, D, syev)
+NDCUDA_BATCHED_JACOBI(cuComplex, float, C, heev)
+NDCUDA_BATCHED_JACOBI(cuDoubleComplex, double, Z, heev)
+#undef NDCUDA_BATCHED_JACOBI
+
 NDCUDA_BATCHED_LU(float, S)
 NDCUDA_BATCHED_LU(double, D)
 NDCUDA_BATCHED_LU(cuComplex, C)

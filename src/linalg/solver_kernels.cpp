@@ -97,6 +97,87 @@ extern "C" __global__ void nd_lu_determinant(const R* lu, const int* ipiv, R* si
   return src;
 }
 
+std::string scalar_prelude(dtype t) {
+  const bool cplx = is_complex(t);
+  const bool dbl = t == dtype::float64 || t == dtype::complex128;
+  std::string src = std::string("typedef ") + (dbl ? "double" : "float") + " R;\n";
+  src += cplx ? R"(
+struct T { R re, im; };
+__device__ T t_make(R re) { T r; r.re = re; r.im = 0; return r; }
+__device__ T t_add(T a, T b) { T r; r.re = a.re + b.re; r.im = a.im + b.im; return r; }
+__device__ T t_sub(T a, T b) { T r; r.re = a.re - b.re; r.im = a.im - b.im; return r; }
+__device__ T t_mul(T a, T b) { T r; r.re = a.re * b.re - a.im * b.im; r.im = a.re * b.im + a.im * b.re; return r; }
+__device__ T t_conj(T a) { a.im = -a.im; return a; }
+)"
+              : R"(
+typedef R T;
+__device__ T t_make(R re) { return re; }
+__device__ T t_add(T a, T b) { return a + b; }
+__device__ T t_sub(T a, T b) { return a - b; }
+__device__ T t_mul(T a, T b) { return a * b; }
+__device__ T t_conj(T a) { return a; }
+)";
+  return src;
+}
+
+std::string householder_source(dtype t) {
+  return scalar_prelude(t) + R"(
+// Q = H(0) H(1) ... H(k-1) e_c for column c, one thread per (matrix, column): H(i) = I - tau_i v v^H with v[i] = 1,
+// v[r > i] = f[i * m + r] (LAPACK's geqrf layout, column-major m x n). The reflectors with i > c leave e_c alone,
+// so the product starts at i = min(c, k - 1). q is column-major m x qcols per matrix, consecutive.
+extern "C" __global__ void nd_householder_q(const T* f, const T* tau, T* q, long long m, long long n, long long k,
+                                            long long qcols, long long batch) {
+  const long long total = batch * qcols;
+  for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
+       idx += (long long)gridDim.x * blockDim.x) {
+    const long long b = idx / qcols, c = idx % qcols;
+    const T* a = f + b * m * n;
+    const T* t = tau + b * k;
+    T* x = q + (b * qcols + c) * m;
+    for (long long r = 0; r < m; ++r) x[r] = t_make(r == c ? (R)1 : (R)0);
+    for (long long i = (c < k ? c : k - 1); i >= 0; --i) {
+      const T* v = a + i * m;
+      T w = x[i];
+      for (long long r = i + 1; r < m; ++r) w = t_add(w, t_mul(t_conj(v[r]), x[r]));
+      w = t_mul(t[i], w);
+      x[i] = t_sub(x[i], w);
+      for (long long r = i + 1; r < m; ++r) x[r] = t_sub(x[r], t_mul(v[r], w));
+    }
+  }
+}
+)";
+}
+
+std::string nan_mark_source(dtype real_type) {
+  return std::string("typedef ") + (real_type == dtype::float64 ? "double" : "float") + R"( R;
+// A NaN among matrix b's eigen/singular values marks it as not converged (NumPy's LAPACK fails on NaN input).
+extern "C" __global__ void nd_mark_nan(const R* values, int* info, long long per, long long batch, int code) {
+  for (long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x; b < batch; b += (long long)gridDim.x * blockDim.x) {
+    bool nan = false;
+    for (long long j = 0; j < per; ++j) nan = nan || values[b * per + j] != values[b * per + j];
+    if (nan && info[b] == 0) info[b] = code;
+  }
+}
+)";
+}
+
+const raw_kernel& householder_kernel(dtype t) {
+  static std::mutex mutex;
+  static std::unique_ptr<raw_kernel> kernels[dtype_count];
+  std::lock_guard lock(mutex);
+  auto& k = kernels[static_cast<std::size_t>(t)];
+  if (!k) {
+    k = std::make_unique<raw_kernel>(householder_source(t), "nd_householder_q");
+  }
+  return *k;
+}
+
+const raw_kernel& nan_mark_kernel(dtype real_type) {
+  static const raw_kernel f32(nan_mark_source(dtype::float32), "nd_mark_nan");
+  static const raw_kernel f64(nan_mark_source(dtype::float64), "nd_mark_nan");
+  return real_type == dtype::float64 ? f64 : f32;
+}
+
 const raw_kernel& triangle_kernel(std::size_t bytes) {
   static std::mutex mutex;
   static std::unique_ptr<raw_kernel> kernels[17];
@@ -172,6 +253,27 @@ void lu_determinant(dtype type, const void* lu, const int* ipiv, void* sign, voi
            det_only ? 1 : 0);
 }
 
+void householder_q(dtype type, const void* f, const void* tau, void* q, index_t m, index_t n, index_t k, index_t q_cols,
+                   index_t batch, const stream& s) {
+  if (batch == 0 || q_cols == 0 || m == 0) {
+    return;
+  }
+  const raw_kernel& kern = householder_kernel(type);
+  const launch_config config = kern.occupancy_config(static_cast<std::size_t>(batch * q_cols), s);
+  kern.launch(config, s, f, tau, q, static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k),
+              static_cast<long long>(q_cols), static_cast<long long>(batch));
+}
+
+void mark_nan_failures(dtype real_type, const void* values, int* info, index_t per, index_t batch, int code,
+                       const stream& s) {
+  if (batch == 0 || per == 0) {
+    return;
+  }
+  const raw_kernel& kern = nan_mark_kernel(real_type);
+  const launch_config config = kern.occupancy_config(static_cast<std::size_t>(batch), s);
+  kern.launch(config, s, values, info, static_cast<long long>(per), static_cast<long long>(batch), code);
+}
+
 void compile_solver_kernels(compute_capability cc) {
   for (std::size_t bytes : {2u, 4u, 8u, 16u}) {
     triangle_kernel(bytes).compile(cc);
@@ -180,6 +282,10 @@ void compile_solver_kernels(compute_capability cc) {
     determinant_kernel(t).compile(cc);
   }
   pointer_kernel().compile(cc);
+  // The batched QR's Q: one real and one complex dtype (the source differs only in R's width).
+  householder_kernel(dtype::float32).compile(cc);
+  householder_kernel(dtype::complex128).compile(cc);
+  nan_mark_kernel(dtype::float32).compile(cc);
 }
 
 }  // namespace ndcuda::linalg::detail

@@ -1,6 +1,7 @@
 // numpy.linalg's factorizations through cuSOLVER: every operand is first copied into a
 // column-major buffer of the computation dtype (the factorizations overwrite their input, so the
-// copy is needed anyway), then each matrix of the batch is factored in turn.
+// copy is needed anyway), then stacks of small matrices are factored in one batched call
+// (batched_solvers.cpp) and larger ones one matrix after the other.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -14,24 +15,18 @@
 #include <type_traits>
 #include <utility>
 
+#include "linalg/batched_solvers.hpp"
 #include "linalg/erased_ops.hpp"
 #include "linalg/handles.hpp"
 #include "linalg/info_check.hpp"
 #include "linalg/lapack.hpp"
 #include "linalg/library_check.hpp"
 #include "linalg/solver_kernels.hpp"
+#include "linalg/solver_support.hpp"
 
 namespace ndcuda::linalg::detail {
 
 namespace {
-
-int to_int(index_t v, const char* what) {
-  if (v > INT_MAX) {
-    throw shape_error(std::string(what) + ": a matrix extent of " + std::to_string(v) +
-                      " exceeds cuSOLVER's 32-bit limit (2^31 - 1)");
-  }
-  return static_cast<int>(v);
-}
 
 shape_t batch_of(const erased_array& x) {
   return shape_t(x.layout.shape.begin(), x.layout.shape.end() - 2);
@@ -51,33 +46,6 @@ void require_square(const erased_array& a, const char* what) {
     throw linalg_error(std::string(what) + ": Last 2 dimensions of the array must be square (shape " + format_shape(s) +
                        ")");
   }
-}
-
-/// A buffer of `count` elements of `type` on `s`.
-std::shared_ptr<const void> scratch(dtype type, index_t count, const stream& s, void** p) {
-  return ndcuda::detail::allocate_buffer(static_cast<std::size_t>(count > 0 ? count : 1) * itemsize(type), s, p);
-}
-
-/// Calls f.template operator()<T>() with T the cuSOLVER element type of `type`.
-template <class F>
-decltype(auto) dispatch(dtype type, F&& f) {
-  switch (type) {
-    case dtype::float32:
-      return f.template operator()<float>();
-    case dtype::float64:
-      return f.template operator()<double>();
-    case dtype::complex64:
-      return f.template operator()<cuComplex>();
-    case dtype::complex128:
-      return f.template operator()<cuDoubleComplex>();
-    default:
-      throw error("ndcuda internal error: no cuSOLVER routines for " + std::string(name(type)));
-  }
-}
-
-template <class T>
-T* element(const erased_array& x, index_t offset) {
-  return static_cast<T*>(x.data()) + offset;
 }
 
 /// Identity matrices (batch..., n, n), contiguous.
@@ -114,21 +82,6 @@ constexpr index_t batched_lu_limit = 64;
 
 bool use_batched_lu(index_t n, index_t count) {
   return count > 1 && n <= batched_lu_limit && count <= INT_MAX;
-}
-
-/// Device arrays of matrix pointers: `groups` arrays of `count` each, over buffers with the given
-/// starts and strides (bytes).
-std::shared_ptr<const void> pointer_arrays(const stream& s, index_t count,
-                                           std::initializer_list<std::pair<void*, index_t>> groups, void*** out) {
-  void* p = nullptr;
-  auto owner = ndcuda::detail::allocate_buffer(sizeof(void*) * static_cast<std::size_t>(count) * groups.size(), s, &p);
-  *out = static_cast<void**>(p);
-  index_t g = 0;
-  for (const auto& [base, stride] : groups) {
-    fill_pointer_array(*out + g * count, base, stride, count, s);
-    ++g;
-  }
-  return owner;
 }
 
 /// LU-factors the column-major matrices of `a` (batch, n, n) in place: pivots and an info code
@@ -317,7 +270,10 @@ std::pair<erased_array, erased_array> qr(const erased_array& a, dtype type, int 
   const int mi = to_int(m, "qr");
   const int ni = to_int(n, "qr");
   const int ki = to_int(k, "qr");
-  if (k > 0 && count > 0) {
+  const bool batched = use_batched_qr(m, n, count);
+  if (batched) {
+    qr_factor_batched(f, tau, m, n, count);
+  } else if (k > 0 && count > 0) {
     dispatch(type, [&]<class T>() {
       solver_lease h(s);
       int lwork = 0;
@@ -340,6 +296,19 @@ std::pair<erased_array, erased_array> qr(const erased_array& a, dtype type, int 
     return {r, erased_array{}};
   }
   const index_t q_cols = mode == 1 ? m : k;
+  if (batched) {
+    // Q for the whole stack in one launch (one thread per column), into a column-major m x q_cols buffer per matrix
+    // read row-major through swapped strides.
+    shape_t qs = batch;
+    qs.push_back(q_cols);
+    qs.push_back(m);
+    erased_array qb = empty_array(type, qs, s);
+    householder_q(type, f.data(), tau, qb.data(), m, n, k, q_cols, count, s);
+    const std::size_t nd = qs.size();
+    std::swap(qb.layout.shape[nd - 1], qb.layout.shape[nd - 2]);
+    std::swap(qb.layout.strides[nd - 1], qb.layout.strides[nd - 2]);
+    return {qb, r};
+  }
   erased_array q;
   if (q_cols <= n) {
     // Q's columns are the first q_cols columns of the factor, formed in place.
@@ -391,6 +360,31 @@ svd_result svd(const erased_array& a, dtype type, bool full_matrices, bool compu
   out.s = empty_array(rt, s_shape, s);
   const index_t u_cols = full_matrices ? m : k;
   const index_t v_cols = full_matrices ? n : k;
+  if (use_batched_svd(m, n, count)) {
+    // gesvdjBatched computes the full U (m x m) and V (n x n) of every matrix: the reduced factors are views of
+    // their first k columns.
+    shape_t u_store = batch, v_store = batch;
+    u_store.insert(u_store.end(), {m, m});
+    v_store.insert(v_store.end(), {n, n});
+    erased_array ub = empty_array(type, u_store, s);
+    erased_array vb = empty_array(type, v_store, s);
+    info_check info(s, count, "svd", "SVD did not converge");
+    svd_batched(f, out.s.data(), ub.data(), vb.data(), m, n, count, compute_uv, info.at(0));
+    mark_nan_failures(rt, out.s.data(), info.at(0), k, count, static_cast<int>(k + 1), s);
+    info.finish();
+    if (compute_uv) {
+      // Column-major U read row-major: swapped strides; its first u_cols columns.
+      view_layout ul{u_store, c_strides(u_store), 0};
+      std::swap(ul.strides[ul.strides.size() - 1], ul.strides[ul.strides.size() - 2]);
+      ul.shape.back() = u_cols;
+      out.u = with_layout(ub, ul);
+      // Column-major V read row-major is V^T (Vh up to the conjugation the caller applies): its first v_cols rows.
+      view_layout vl{v_store, c_strides(v_store), 0};
+      vl.shape[vl.shape.size() - 2] = v_cols;
+      out.vh = with_layout(vb, vl);
+    }
+    return out;
+  }
   if (compute_uv) {
     if (k == 0) {
       // Nothing to factor: the full singular vectors of an empty matrix are identity matrices.
@@ -447,6 +441,7 @@ svd_result svd(const erased_array& a, dtype type, bool full_matrices, bool compu
                                         lwork, info.at(b), params));
       }
     });
+    mark_nan_failures(rt, out.s.data(), info.at(0), k, count, static_cast<int>(k + 1), s);
     info.finish();
   }
   if (compute_uv) {
@@ -463,6 +458,32 @@ svd_result svd(const erased_array& a, dtype type, bool full_matrices, bool compu
   return out;
 }
 
+namespace {
+
+/// One syevd per matrix (matrices above the batched Jacobi limit, or a single one).
+void eigh_looped(const erased_array& f, const erased_array& w, dtype type, index_t n, index_t count, bool upper,
+                 bool vectors, info_check& info) {
+  const stream& s = f.s;
+  dispatch(type, [&]<class T>() {
+    using R = std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, cuDoubleComplex>, double, float>;
+    solver_lease h(s);
+    const cusolverEigMode_t job = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+    const int ni = to_int(n, "eigh");
+    int lwork = 0;
+    NDCUDA_LIB_CHECK(
+        lapack::syevd_size(h.get(), job, fill, ni, element<T>(f, 0), ni, static_cast<const R*>(w.data()), &lwork));
+    void* work = nullptr;
+    const auto work_owner = scratch(type, lwork, s, &work);
+    for (index_t b = 0; b < count; ++b) {
+      NDCUDA_LIB_CHECK(lapack::syevd(h.get(), job, fill, ni, element<T>(f, b * n * n), ni,
+                                     static_cast<R*>(w.data()) + b * n, static_cast<T*>(work), lwork, info.at(b)));
+    }
+  });
+}
+
+}  // namespace
+
 std::pair<erased_array, erased_array> eigh(const erased_array& a, dtype type, bool upper, bool vectors) {
   require_square(a, vectors ? "eigh" : "eigvalsh");
   const stream s = a.s;
@@ -476,22 +497,12 @@ std::pair<erased_array, erased_array> eigh(const erased_array& a, dtype type, bo
   erased_array w = empty_array(rt, w_shape, s);
   if (n > 0 && count > 0) {
     info_check info(s, count, vectors ? "eigh" : "eigvalsh", "Eigenvalues did not converge");
-    dispatch(type, [&]<class T>() {
-      using R = std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, cuDoubleComplex>, double, float>;
-      solver_lease h(s);
-      const cusolverEigMode_t job = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
-      const cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-      const int ni = to_int(n, "eigh");
-      int lwork = 0;
-      NDCUDA_LIB_CHECK(
-          lapack::syevd_size(h.get(), job, fill, ni, element<T>(f, 0), ni, static_cast<const R*>(w.data()), &lwork));
-      void* work = nullptr;
-      const auto work_owner = scratch(type, lwork, s, &work);
-      for (index_t b = 0; b < count; ++b) {
-        NDCUDA_LIB_CHECK(lapack::syevd(h.get(), job, fill, ni, element<T>(f, b * n * n), ni,
-                                       static_cast<R*>(w.data()) + b * n, static_cast<T*>(work), lwork, info.at(b)));
-      }
-    });
+    if (use_batched_eigh(n, count)) {
+      eigh_batched(f, w.data(), n, count, upper, vectors, info.at(0));
+    } else {
+      eigh_looped(f, w, type, n, count, upper, vectors, info);
+    }
+    mark_nan_failures(rt, w.data(), info.at(0), n, count, static_cast<int>(n + 1), s);
     info.finish();
   }
   if (!vectors) {

@@ -19,8 +19,9 @@
 
 namespace ndcuda::linalg {
 
-// Stacks of matrices (..., m, n) are handled matrix by matrix. Integers and bool compute in
-// float64, float16/bfloat16 in float32; results have that dtype (or its real type).
+// Stacks of matrices (..., m, n): stacks of small matrices in one batched library call, larger ones
+// matrix by matrix (docs/linalg.md, "Batches"). Integers and bool compute in float64,
+// float16/bfloat16 in float32; results have that dtype (or its real type).
 
 /// x with a @ x = b. b is a stack of vectors only when it is 1-d (NumPy 2's rule); otherwise
 /// (..., n, k). Batch axes broadcast. Singular a: linalg_error("Singular matrix").
@@ -88,7 +89,8 @@ template <array_operand X>
 }
 
 /// (u, s, vh) with a = u @ diag(s) @ vh, s descending. full_matrices=false gives the reduced
-/// factors (u: m x k, vh: k x n, k = min(m, n)). Through cuSOLVER's Jacobi SVD (gesvdj).
+/// factors (u: m x k, vh: k x n, k = min(m, n)). Through cuSOLVER's Jacobi SVD (gesvdjBatched for
+/// stacks of matrices up to 32 x 32, gesvdj otherwise).
 template <array_operand X>
 [[nodiscard]] auto svd(const X& a, bool full_matrices = true) {
   const ndcuda::detail::op_range<"nd::linalg::svd"> nvtx;
