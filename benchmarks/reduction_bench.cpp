@@ -133,7 +133,6 @@ void BM_first_call_cold_reduction(benchmark::State& state) {
   state.SetLabel("compile + load + launch of a new reduction; target <= 200 ms, CuPy 2204 ms");
 }
 
-
 // ---- Fusion across reductions (issue 20, part 1): rows x cols float32, bytes of one read and one
 // write of the array per call (the raw limit is the D2D copy of the same bytes, BM_memcpy_d2d at
 // rows * cols). torch.softmax / layer_norm in benchmarks/torch/fusion_torch.py, same shapes.
@@ -203,7 +202,11 @@ BENCHMARK(BM_sum_axis0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_product_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_argmax_full)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_memcpy_d2d)->Arg(nd::index_t{1} << 24)->Arg(nd::index_t{1} << 26)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_memcpy_d2d)
+    ->Arg(nd::index_t{1} << 24)
+    ->Arg(nd::index_t{1} << 26)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_softmax_numpy_spelled)
     ->Args({4096, 4096})
     ->Args({16384, 1024})

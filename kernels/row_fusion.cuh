@@ -3,8 +3,8 @@
 // Builds on reduction.cuh (block_reduce).
 #pragma once
 
-#include "ndcuda/reduction.cuh"
 #include "ndcuda/reducers.cuh"
+#include "ndcuda/reduction.cuh"
 
 namespace ndcuda {
 

@@ -184,7 +184,8 @@ int block_for(index_t columns) {
 
 const jit::detail::kernel_state& kernel_for(const row_program& p, int block) {
   row_kernels& k = *p.kernels;
-  const auto slot = static_cast<std::size_t>(std::find(row_blocks.begin(), row_blocks.end(), block) - row_blocks.begin());
+  const auto slot =
+      static_cast<std::size_t>(std::find(row_blocks.begin(), row_blocks.end(), block) - row_blocks.begin());
   std::lock_guard lock(k.mutex);
   if (!k.by_block[slot]) {
     k.by_block[slot] = jit::detail::make_kernel_state(row_program_source(p, block), "nd_rows", {});

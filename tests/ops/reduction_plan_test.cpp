@@ -94,20 +94,20 @@ TEST(ReductionDtypes, PublicFunctionsReturnNumPysTypes) {
   const auto h = fake<__half>({4, 5});
   const auto f = fake<float>({4, 5});
   const auto c = fake<std::complex<float>>({4, 5});
-  static_assert(std::is_same_v<decltype(nd::sum(i8)), nd::ndarray<std::int64_t>>);
-  static_assert(std::is_same_v<decltype(nd::sum(u16, 0)), nd::ndarray<std::uint64_t>>);
-  static_assert(std::is_same_v<decltype(nd::sum(h)), nd::ndarray<__half>>);
-  static_assert(std::is_same_v<decltype(nd::sum<double>(f, 1)), nd::ndarray<double>>);
-  static_assert(std::is_same_v<decltype(nd::mean(i8)), nd::ndarray<double>>);
-  static_assert(std::is_same_v<decltype(nd::var(c)), nd::ndarray<float>>);
+  static_assert(std::is_same_v<decltype(nd::sum(i8))::value_type, std::int64_t>);
+  static_assert(std::is_same_v<decltype(nd::sum(u16, 0))::value_type, std::uint64_t>);
+  static_assert(std::is_same_v<decltype(nd::sum(h))::value_type, __half>);
+  static_assert(std::is_same_v<decltype(nd::sum<double>(f, 1))::value_type, double>);
+  static_assert(std::is_same_v<decltype(nd::mean(i8))::value_type, double>);
+  static_assert(std::is_same_v<decltype(nd::var(c))::value_type, float>);
   static_assert(std::is_same_v<decltype(nd::norm(c)), nd::ndarray<float>>);
-  static_assert(std::is_same_v<decltype(nd::min(u16)), nd::ndarray<std::uint16_t>>);
+  static_assert(std::is_same_v<decltype(nd::min(u16))::value_type, std::uint16_t>);
   static_assert(std::is_same_v<decltype(nd::argmax(f)), nd::ndarray<std::int64_t>>);
-  static_assert(std::is_same_v<decltype(nd::all(f)), nd::ndarray<bool>>);
-  static_assert(std::is_same_v<decltype(nd::any(f, {0, 1}, nd::keepdims)), nd::ndarray<bool>>);
-  static_assert(std::is_same_v<decltype(nd::count_nonzero(c)), nd::ndarray<std::int64_t>>);
-  static_assert(std::is_same_v<decltype(nd::sum(f * f, 1)), nd::ndarray<float>>);
-  static_assert(std::is_same_v<decltype(nd::sum(i8 * 2)), nd::ndarray<std::int64_t>>);
+  static_assert(std::is_same_v<decltype(nd::all(f))::value_type, bool>);
+  static_assert(std::is_same_v<decltype(nd::any(f, {0, 1}, nd::keepdims))::value_type, bool>);
+  static_assert(std::is_same_v<decltype(nd::count_nonzero(c))::value_type, std::int64_t>);
+  static_assert(std::is_same_v<decltype(nd::sum(f * f, 1))::value_type, float>);
+  static_assert(std::is_same_v<decltype(nd::sum(i8 * 2))::value_type, std::int64_t>);
   SUCCEED();
 }
 

@@ -33,8 +33,8 @@ TEST(LazyReduction, KnowsItsShapeAndChecksAxesWithoutRunning) {
   EXPECT_EQ(kept.input_shape(), (nd::shape_t{6, 5, 4}));
   static_assert(std::is_same_v<decltype(kept)::value_type, float>);
   static_assert(std::is_same_v<decltype(nd::sum(nd::testing::fake<std::int8_t>({3})))::value_type, std::int64_t>);
-  EXPECT_THROW((void)nd::sum(x, 3), nd::shape_error);             // NumPy's AxisError, at the call
-  EXPECT_THROW((void)nd::max(x, {1, 1}), nd::shape_error);        // duplicate value in 'axis'
+  EXPECT_THROW((void)nd::sum(x, 3), nd::shape_error);       // NumPy's AxisError, at the call
+  EXPECT_THROW((void)nd::max(x, {1, 1}), nd::shape_error);  // duplicate value in 'axis'
   // An expression over it broadcasts against its result shape.
   EXPECT_THROW((void)nd::eval(x - nd::max(x, 2)), nd::shape_error);
 }
@@ -50,9 +50,9 @@ TEST(LazyReduction, SoftmaxIsOneProgramWithTwoStages) {
   const auto e = nd::exp(x - nd::max(x, 1, nd::keepdims));
   const auto y = e / nd::sum(e, 1, nd::keepdims);
   const nd::detail::row_program& p = program_of<float>(y);
-  ASSERT_EQ(p.stages.size(), 2U);                       // max once (it appears twice), then the sum
+  ASSERT_EQ(p.stages.size(), 2U);                        // max once (it appears twice), then the sum
   EXPECT_EQ(p.node_stage, (std::vector<int>{0, 0, 1}));  // post-order: max, max (shared), sum
-  EXPECT_EQ(p.inputs.size(), 1U);                       // x, read by all three
+  EXPECT_EQ(p.inputs.size(), 1U);                        // x, read by all three
   EXPECT_NE(p.stages[0].reducer.find("extreme_reducer"), std::string::npos);
   EXPECT_NE(p.stages[1].body.find("ndcuda_red0"), std::string::npos);  // the sum reads the max
   const std::string source = nd::detail::row_program_source(p, 256);
@@ -177,18 +177,20 @@ TEST(RowFusionGpu, SeveralTrailingAxesStridedOperandsAndInPlace) {
   const auto x = flat.reshape({40, 6, 7, 2});
   // Centring over the last two axes: rows of 14 elements.
   const nd::ndarray<float> centred = x - nd::mean(x, {2, 3}, nd::keepdims);
-  expect_near_all(centred.to_host(), by_rows(h, 14, [](const double* in, double* out) {
-                    double m = 0;
-                    for (int c = 0; c < 14; ++c) m += in[c];
-                    for (int c = 0; c < 14; ++c) out[c] = in[c] - m / 14;
-                  }),
+  expect_near_all(centred.to_host(),
+                  by_rows(h, 14,
+                          [](const double* in, double* out) {
+                            double m = 0;
+                            for (int c = 0; c < 14; ++c) m += in[c];
+                            for (int c = 0; c < 14; ++c) out[c] = in[c] - m / 14;
+                          }),
                   1e-5, "centring over two axes");
   // A transposed operand: rows are columns of the stored matrix (strided loads).
   const host_matrix g = random_matrix(50, 300);
   const auto stored = to_device<float>(g, 50, 300);
   const auto t = stored.T();  // (300, 50)
-  const nd::ndarray<float> soft = nd::exp(t - nd::max(t, 1, nd::keepdims)) /
-                                  nd::sum(nd::exp(t - nd::max(t, 1, nd::keepdims)), 1, nd::keepdims);
+  const nd::ndarray<float> soft =
+      nd::exp(t - nd::max(t, 1, nd::keepdims)) / nd::sum(nd::exp(t - nd::max(t, 1, nd::keepdims)), 1, nd::keepdims);
   host_matrix gt(g.size());
   for (std::size_t r = 0; r < 50; ++r) {
     for (std::size_t c = 0; c < 300; ++c) gt[c * 50 + r] = g[r * 300 + c];
@@ -197,10 +199,12 @@ TEST(RowFusionGpu, SeveralTrailingAxesStridedOperandsAndInPlace) {
   // In place: x(...) = x - max(x) reads each row before writing it.
   auto y = stored.copy();
   y(nd::ellipsis) = y - nd::max(y, 1, nd::keepdims);
-  expect_near_all(y.to_host(), by_rows(g, 300, [](const double* in, double* out) {
-                    const double m = *std::max_element(in, in + 300);
-                    for (int c = 0; c < 300; ++c) out[c] = in[c] - m;
-                  }),
+  expect_near_all(y.to_host(),
+                  by_rows(g, 300,
+                          [](const double* in, double* out) {
+                            const double m = *std::max_element(in, in + 300);
+                            for (int c = 0; c < 300; ++c) out[c] = in[c] - m;
+                          }),
                   0, "in place");
 }
 

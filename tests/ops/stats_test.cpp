@@ -172,6 +172,11 @@ observed observe(const nd::ndarray<E>& r) {
   }
   return o;
 }
+/// A lazy reduction (nd::reduction_expr) observed as the array it evaluates to.
+template <class X>
+requires(!nd::detail::is_ndarray<X> && nd::array_operand<X>) observed observe(const X& lazy) {
+  return observe(nd::eval(lazy));
+}
 
 bool close(double got, double want, double rtol) {
   if (std::isnan(want)) {

@@ -58,7 +58,7 @@ struct emit_context {
   const std::uint8_t* mapping = nullptr;
   int next_array = 0;
   int next_scalar = 0;
-  value_table values{};  // identical subtrees are computed once
+  value_table values{};         // identical subtrees are computed once
   row_program* rows = nullptr;  // set while a row-resident kernel is generated (ops/detail/row_fusion.hpp)
 };
 

@@ -78,8 +78,8 @@ class [[nodiscard]] reduction_expr {
       : input_(std::move(input)), axes_(std::move(axes)), keepdims_(keepdims), param_(param), stream_(stream_of(s)) {
     detail::leaves_of<N> leaves;
     detail::collect(input_, leaves);
-    const detail::reduce_call call = detail::prepare_reduction(K, {leaves.arrays.data(), leaves.arrays.size()}, axes_,
-                                                               keepdims_);
+    const detail::reduce_call call =
+        detail::prepare_reduction(K, {leaves.arrays.data(), leaves.arrays.size()}, axes_, keepdims_);
     input_shape_ = call.shape;
     layout_ = contiguous_layout(call.result_shape);
     device_ = leaves.arrays[0].device;

@@ -16,8 +16,8 @@
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/reduce_engine.hpp>
-#include <ndcuda/ops/evaluate.hpp>
 #include <ndcuda/ops/detail/row_fusion.hpp>
+#include <ndcuda/ops/evaluate.hpp>
 #include <ndcuda/ops/reduction_expr.hpp>
 #include <ndcuda/ops/reduction_options.hpp>
 #include <optional>

@@ -214,8 +214,7 @@ bool fuse_rows(const X& x, const ndarray<Out>& out) {
         return false;  // a random draw is read by index, not by address: not in a row program
       }
     }
-    return run_row_program(call.program(), leaf_of(out), call.inputs(), call.leaves.scalars.data(),
-                           call.leaves.nodes);
+    return run_row_program(call.program(), leaf_of(out), call.inputs(), call.leaves.scalars.data(), call.leaves.nodes);
   }
 }
 
