@@ -15,7 +15,9 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <support/error_message.hpp>
 #include <support/gpu.hpp>
+#include <support/scratch_files.hpp>
 #include <vector>
 
 namespace nd = ndcuda;
@@ -25,14 +27,18 @@ namespace {
 
 const fs::path data_dir = fs::path(NDCUDA_TEST_DATA_DIR) / "npz19";
 
-std::string file_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+using nd::testing::file_text;
+using nd::testing::write_file;
+
+std::string error_of(const auto& f) {
+  return nd::testing::message_of<nd::error>(f);
 }
 
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+// A scratch directory per test, removed afterwards.
+class FileIo : public nd::testing::scratch_dir_test {
+ protected:
+  FileIo() : scratch_dir_test("ndcuda_file_io_") {}
+};
 
 std::string unhex(const std::string& h) {
   if (h == "-") {
@@ -79,28 +85,6 @@ std::vector<std::vector<std::string>> cases(const std::string& kind) {
     }
   }
   return rows;
-}
-
-// A scratch directory per test, removed afterwards.
-class FileIo : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ndcuda_file_io_" + std::to_string(getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const nd::error& e) {
-    return e.what();
-  }
-  return "<no error thrown>";
 }
 
 // A regular file in memory holding `bytes`, reopened by path as the readers open files: the hostile-input
@@ -219,7 +203,7 @@ TEST_F(FileIo, HostileArchivesGiveClearErrors) {
   // Every truncation of a whole archive is refused with an io_error, never a crash or a bad read.
   for (std::size_t n = 0; n < good.size(); ++n) {
     const std::string path = in_memory_file(good.substr(0, n));
-    EXPECT_NE(error_of([&] { (void)nd::read_npz(path); }), "<no error thrown>") << n;
+    EXPECT_NE(error_of([&] { (void)nd::read_npz(path); }), nd::testing::no_expected_exception) << n;
   }
   // Every single-byte change is read exactly or refused (the CRC-32 catches changed data).
   const std::string small = file_text(data_dir / "zip64_records.npz");

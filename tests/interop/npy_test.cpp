@@ -15,26 +15,15 @@
 #include <string>
 #include <vector>
 
+#include "support/error_message.hpp"
+#include "support/scratch_files.hpp"
+
 namespace nd = ndcuda;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path data_dir = fs::path(NDCUDA_TEST_DATA_DIR) / "npy";
-
-std::vector<std::byte> file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(chars.size());
-  if (!chars.empty()) {  // memcpy from an empty vector's null data() is undefined (UBSan says so)
-    std::memcpy(out.data(), chars.data(), chars.size());
-  }
-  return out;
-}
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 struct manifest_row {
   std::string name;
@@ -67,27 +56,18 @@ std::vector<manifest_row> manifest() {
   return rows;
 }
 
-// A scratch directory per test, removed afterwards.
-class Npy : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ndcuda_npy_" + std::to_string(getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using nd::testing::file_bytes;
+using nd::testing::write_file;
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const nd::io_error& e) {
-    return e.what();
-  }
-  return "<no io_error thrown>";
+std::string error_of(const auto& f) {
+  return nd::testing::message_of<nd::io_error>(f);
 }
+
+// A scratch directory per test, removed afterwards.
+class Npy : public nd::testing::scratch_dir_test {
+ protected:
+  Npy() : scratch_dir_test("ndcuda_npy_") {}
+};
 
 }  // namespace
 
