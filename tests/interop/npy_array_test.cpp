@@ -18,10 +18,7 @@ namespace {
 
 const fs::path data_dir = fs::path(NDCUDA_TEST_DATA_DIR) / "npy";
 
-class NpyArray : public nd::testing::scratch_dir_test {
- protected:
-  NpyArray() : scratch_dir_test("ndcuda_npy_array_") {}
-};
+using NpyArray = nd::testing::scratch_dir_test;  // a scratch directory per test
 
 using nd::testing::file_bytes;
 

@@ -11,26 +11,22 @@
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace ndcuda::testing {
 
-/// A fixture whose dir_ is a fresh directory per test (named after the prefix, the process and the
-/// test, so parallel ctest runs never share one), removed afterwards.
+/// A fixture whose dir_ is a fresh directory per test (named after the suite, the process and the
+/// test, so parallel ctest runs never share one), removed afterwards: `using Npy = scratch_dir_test;`.
 class scratch_dir_test : public ::testing::Test {
  protected:
-  explicit scratch_dir_test(std::string prefix) : prefix_(std::move(prefix)) {}
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() / (prefix_ + std::to_string(getpid()) + "_" + info->name());
+    dir_ = std::filesystem::temp_directory_path() /
+           (std::string("ndcuda_") + info->test_suite_name() + "_" + std::to_string(getpid()) + "_" + info->name());
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::filesystem::path dir_;
-
- private:
-  std::string prefix_;
 };
 
 /// The whole file as a string of bytes (empty when it cannot be read).
