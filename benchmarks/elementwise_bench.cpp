@@ -1,5 +1,6 @@
 // Fused elementwise expressions in float32, each bandwidth figure beside cudaMemcpy D2D of the
-// same run (read + write bytes): c(...) = a + b (also float64 and int8), the copy c(...) = a,
+// same run (read + write bytes): c(...) = a + b (also float64 and int8), the copy c(...) = a
+// (add and copy over 2^20 .. 2^28 for tools/plot_bandwidth.py),
 // c += a, d(...) = a*b + a*2 + b in one pass, a transpose to contiguous, an outer broadcast add,
 // and the host time of a small op (in place and into a new array) against the launch floor.
 #include <benchmark/benchmark.h>
@@ -162,14 +163,14 @@ void BM_small_memcpy_host_time(benchmark::State& state) {
 
 // 2^10 .. 2^28 elements (2^28 floats = 1 GiB per array).
 #define NDCUDA_SIZES Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20)->Arg(1 << 24)->Arg(1 << 28)->UseManualTime()
-BENCHMARK(BM_memcpy_d2d)->NDCUDA_SIZES;
-BENCHMARK(BM_add)->NDCUDA_SIZES;
+// The add and copy sweeps and their baseline: 2^10, 2^16, then 2^20 .. 2^28 (tools/plot_bandwidth.py).
+BENCHMARK(BM_memcpy_d2d)->Arg(1 << 10)->Arg(1 << 16)->Apply(nd::bench::bandwidth_sweep);
+BENCHMARK(BM_add)->Arg(1 << 10)->Arg(1 << 16)->Apply(nd::bench::bandwidth_sweep);
 BENCHMARK(BM_add_in_place)->NDCUDA_SIZES;
 #define NDCUDA_STREAM_SIZES Arg(1 << 24)->Arg(1 << 26)->Arg(1 << 28)->UseManualTime()
 BENCHMARK(BM_add_dtype<double>)->NDCUDA_STREAM_SIZES;
 BENCHMARK(BM_add_dtype<std::int8_t>)->NDCUDA_STREAM_SIZES;
-BENCHMARK(BM_copy_assign)->NDCUDA_STREAM_SIZES;
-BENCHMARK(BM_memcpy_d2d)->Arg(1 << 26);
+BENCHMARK(BM_copy_assign)->Apply(nd::bench::bandwidth_sweep);
 BENCHMARK(BM_fused_four_ops)->NDCUDA_SIZES;
 BENCHMARK(BM_memcpy_d2d_16384)->UseManualTime();
 BENCHMARK(BM_transpose_16384)->UseManualTime();

@@ -1,6 +1,7 @@
 // Reductions in float32, each figure (bytes read per second) beside cudaMemcpy D2D of the same run
 // (bytes read + written): sum of 2^28 elements, sum over axis 0 and axis 1 of a 16384^2 matrix,
-// the fused sum(a * b, 1), argmax of 2^28 elements; and the cold first call of a new reduction
+// the fused sum(a * b, 1), argmax of 2^28 elements, sum(a) over 2^20 .. 2^28 (the bandwidth plot's
+// sweep); and the cold first call of a new reduction
 // (NVRTC compile + load + launch, disk cache off). Targets and CuPy's H200 figures in the labels.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
@@ -61,6 +62,15 @@ void BM_sum_full(benchmark::State& state) {
       state, a.stream(), [&] { (void)nd::eval(nd::sum(a)); }, steady_calls);
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a), 2^28 float32; target >= 4300 GB/s, CuPy 4443");
+}
+
+// sum(a) over the bandwidth sweep (tools/plot_bandwidth.py): one call per timing, as the CuPy and
+// PyTorch sweeps time theirs. The result is bound to an ndarray, so a lazy sum is evaluated.
+void BM_sum_sweep(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({state.range(0)});
+  timed(state, a.stream(), [&] { const nd::ndarray<float> r = nd::sum(a); });
+  bytes_per_second(state, static_cast<double>(a.nbytes()));
 }
 
 void BM_sum_full_single_call(benchmark::State& state) {
@@ -197,6 +207,7 @@ void BM_layer_norm_numpy_spelled(benchmark::State& state) {
 
 BENCHMARK(BM_memcpy_d2d)->Arg(nd::index_t{1} << 28)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_full)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_sweep)->Apply(nd::bench::bandwidth_sweep)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_full_single_call)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_axis0)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -3,7 +3,8 @@
 # ctest summary. Fails if any test failed, or if a GPU test skipped although enough GPUs are
 # present (tests named *MultiGpu* may skip on a single GPU). With --bench it also runs every
 # benchmark and writes JSON next to the build (or to $NDCUDA_BENCH_OUT), then the CuPy baselines in
-# benchmarks/cupy/ when CuPy is installed and the PyTorch ones in benchmarks/torch/ when PyTorch is.
+# benchmarks/cupy/ when CuPy is installed and the PyTorch ones in benchmarks/torch/ when PyTorch is,
+# and last draws docs/bandwidth.svg (tools/plot_bandwidth.py) when matplotlib is importable.
 #
 #   tools/gpu-check.sh            # tests
 #   tools/gpu-check.sh --bench    # tests, then benchmarks
@@ -64,14 +65,15 @@ if ((run_benchmarks)); then
     "$bench" --benchmark_out="$out/$name.json" --benchmark_out_format=json || status=1
   done
   ((found)) || echo "gpu-check: no benchmarks were built (Google Benchmark missing?)"
-  ((found)) && python3 "$root/tools/bench-summary.py" "$out"/*.json
+  ((found)) && python3 "$root/tools/bench-summary.py" "$out"/*_bench.json
   # CuPy baselines of the same cases, measured on the same GPU in the same call, when CuPy exists.
   if python3 -c 'import cupy' 2>/dev/null; then
     for script in "$root"/benchmarks/cupy/*.py; do
       [[ -f "$script" ]] || continue
       name=$(basename "$script" .py)
       echo "gpu-check: running CuPy baseline $name"
-      python3 "$script" >"$out/$name.txt" 2>&1 || { echo "gpu-check: $name failed"; tail -5 "$out/$name.txt"; }
+      python3 "$script" --json "$out/$name.json" >"$out/$name.txt" 2>&1 ||
+        { echo "gpu-check: $name failed"; tail -5 "$out/$name.txt"; }
       cat "$out/$name.txt"
     done
   else
@@ -83,11 +85,19 @@ if ((run_benchmarks)); then
       [[ -f "$script" ]] || continue
       name=$(basename "$script" .py)
       echo "gpu-check: running PyTorch baseline $name"
-      python3 "$script" >"$out/$name.txt" 2>&1 || { echo "gpu-check: $name failed"; tail -5 "$out/$name.txt"; }
+      python3 "$script" --json "$out/$name.json" >"$out/$name.txt" 2>&1 ||
+        { echo "gpu-check: $name failed"; tail -5 "$out/$name.txt"; }
       cat "$out/$name.txt"
     done
   else
     echo "gpu-check: PyTorch (with CUDA) not importable; PyTorch baselines skipped"
+  fi
+  # The bandwidth plot of the add/sum/copy sweeps (ndcuda, CuPy, PyTorch, cudaMemcpy): docs/bandwidth.svg.
+  if python3 -c 'import matplotlib' 2>/dev/null; then
+    python3 "$root/tools/plot_bandwidth.py" "$out" --out "$root/docs/bandwidth.svg" ||
+      echo "gpu-check: the bandwidth plot failed (see above)"
+  else
+    echo "gpu-check: matplotlib not importable (pip install matplotlib); docs/bandwidth.svg not drawn"
   fi
 fi
 exit $status

@@ -1,10 +1,14 @@
 """What every CuPy baseline script shares: CUDA-event timing on CuPy's current stream (the median
-of `repeat` calls after a warm-up, like the C++ benchmarks), the command line, and one JSON line per
-case (name, n, ms, items_per_second, bytes_per_second)."""
-import argparse
-import json
+of `repeat` calls after a warm-up, like the C++ benchmarks), the command line (--repeat, --json
+PATH), and one JSON line per case (name, n, ms, items_per_second, bytes_per_second), through
+benchmarks/support/bench_records.py."""
+import pathlib
+import sys
 
 import cupy as cp
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+import bench_records  # noqa: E402
 
 
 def timed(fn, repeat):
@@ -22,16 +26,10 @@ def timed(fn, repeat):
     return times[len(times) // 2]
 
 
-def emit(name, n, total_bytes, ms):
-    seconds = ms / 1e3
-    print(json.dumps({"name": name, "n": n, "ms": round(ms, 4), "items_per_second": n / seconds,
-                      "bytes_per_second": total_bytes / seconds}), flush=True)
+emit = bench_records.emit  # emit(name, n, total_bytes, ms): one case, printed and kept for --json
 
 
 def start(doc):
-    """Parses --repeat, prints the CuPy version and device as the first line; returns the args."""
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
-    print(json.dumps({"cupy": cp.__version__, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}))
-    return args
+    """Parses --repeat and --json, prints the CuPy version and device as the first line; returns the args."""
+    device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    return bench_records.start(doc, {"cupy": cp.__version__, "device": device})

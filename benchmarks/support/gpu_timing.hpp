@@ -56,6 +56,16 @@ void timed(benchmark::State& state, const stream& s, F&& body, int calls = 1) {
   check(cudaEventDestroy(stop), "cudaEventDestroy");
 }
 
+/// The sizes of the bandwidth sweeps that tools/plot_bandwidth.py draws (add, sum, copy and the
+/// cudaMemcpy baseline): 2^20 .. 2^28 elements, a factor 4 apart, as the CuPy and PyTorch sweeps
+/// (benchmarks/cupy/bandwidth_cupy.py, benchmarks/torch/bandwidth_torch.py).
+inline void bandwidth_sweep(benchmark::internal::Benchmark* b) {
+  for (int p = 20; p <= 28; p += 2) {
+    b->Arg(index_t{1} << p);
+  }
+  b->UseManualTime();
+}
+
 /// The baseline of the bandwidth benchmarks: `BENCHMARK(nd::bench::BM_memcpy_d2d)->Arg(n)`, one
 /// cudaMemcpyAsync device to device of n floats, counted as n items and 2 * 4n bytes (read +
 /// written), timed like the cases beside it.

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +15,7 @@
 #include <set>
 #include <system_error>
 
+#include "interop/crc32.hpp"
 #include "interop/npy_detail.hpp"
 
 #if NDCUDA_HAS_ZLIB
@@ -67,40 +67,6 @@ std::uint64_t get(const unsigned char* p, std::size_t n) noexcept {
   }
   return v;
 }
-
-#if NDCUDA_HAS_ZLIB
-std::uint32_t crc_update(std::uint32_t crc, const void* data, std::size_t size) {
-  const auto* p = static_cast<const Bytef*>(data);
-  while (size != 0) {  // zlib takes uInt lengths
-    const auto chunk = static_cast<uInt>(std::min<std::size_t>(size, std::size_t{1} << 30));
-    crc = static_cast<std::uint32_t>(::crc32(crc, p, chunk));
-    p += chunk;
-    size -= chunk;
-  }
-  return crc;
-}
-#else
-// Without zlib, stored members still need their CRC-32 (the zip polynomial, reflected).
-std::uint32_t crc_update(std::uint32_t crc, const void* data, std::size_t size) {
-  static const auto table = [] {
-    std::array<std::uint32_t, 256> t{};
-    for (std::uint32_t i = 0; i < 256; ++i) {
-      std::uint32_t c = i;
-      for (int k = 0; k < 8; ++k) {
-        c = (c & 1) != 0 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      }
-      t[i] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < size; ++i) {
-    crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-  }
-  return ~crc;
-}
-#endif
 
 [[noreturn]] void no_zlib(std::string_view what) {
   throw io_error(std::string(what) +
@@ -159,7 +125,7 @@ struct written_member {
 // Writes preamble then data, deflated or not; returns the bytes written and updates the CRC.
 std::uint64_t write_member_data(zip_writer& out, const std::string& preamble, const std::vector<std::byte>& data,
                                 bool compressed, std::uint32_t& crc, const std::string& source) {
-  crc = crc_update(crc_update(0, preamble.data(), preamble.size()), data.data(), data.size());
+  crc = detail::crc32_update(detail::crc32_update(0, preamble.data(), preamble.size()), data.data(), data.size());
   if (!compressed) {
     out.write(preamble);
     if (!data.empty()) {

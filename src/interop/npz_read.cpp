@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +14,7 @@
 #include <set>
 #include <system_error>
 
+#include "interop/crc32.hpp"
 #include "interop/npy_detail.hpp"
 
 #if NDCUDA_HAS_ZLIB
@@ -289,34 +289,6 @@ std::vector<std::byte> inflate_member(const archive_file& file, const directory_
 #endif
 }
 
-std::uint32_t crc_of(const std::vector<std::byte>& data) {
-#if NDCUDA_HAS_ZLIB
-  uLong crc = ::crc32(0, nullptr, 0);
-  for (std::size_t i = 0; i < data.size(); i += std::size_t{1} << 30) {
-    const auto chunk = static_cast<uInt>(std::min<std::size_t>(data.size() - i, std::size_t{1} << 30));
-    crc = ::crc32(crc, reinterpret_cast<const Bytef*>(data.data() + i), chunk);
-  }
-  return static_cast<std::uint32_t>(crc);
-#else
-  static const auto table = [] {
-    std::array<std::uint32_t, 256> t{};
-    for (std::uint32_t i = 0; i < 256; ++i) {
-      std::uint32_t c = i;
-      for (int k = 0; k < 8; ++k) {
-        c = (c & 1) != 0 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      }
-      t[i] = c;
-    }
-    return t;
-  }();
-  std::uint32_t crc = 0xffffffffu;
-  for (const std::byte b : data) {
-    crc = table[(crc ^ static_cast<std::uint32_t>(b)) & 0xff] ^ (crc >> 8);
-  }
-  return ~crc;
-#endif
-}
-
 }  // namespace
 
 std::vector<npz_member> read_npz(const std::filesystem::path& path) {
@@ -367,7 +339,7 @@ std::vector<npz_member> read_npz(const std::filesystem::path& path) {
       }
       bytes = inflate_member(file, e, data_at, member);
     }
-    if (crc_of(bytes) != e.crc) {
+    if (detail::crc32_update(0, bytes.data(), bytes.size()) != e.crc) {
       file.fail(member + " fails its CRC-32 check: the archive is corrupt");
     }
     members.push_back({std::move(key), parse_npy_bytes(std::move(bytes), file.name() + " " + member)});

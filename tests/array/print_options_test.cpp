@@ -2,30 +2,18 @@
 // gen_print_cases_19.py) holds str and repr texts under np.printoptions. No GPU.
 #include <gtest/gtest.h>
 
-#include <complex>
-#include <cstdlib>
-#include <fstream>
-#include <memory>
 #include <ndcuda/array/format.hpp>
 #include <ndcuda/core/error.hpp>
+#include <span>
 #include <sstream>
 #include <string>
 #include <thread>
-#include <vector>
+
+#include "support/print_cases.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
-
-struct print_case {
-  std::string kind;  // "str" or "repr"
-  std::string type;
-  nd::shape_t shape;
-  nd::print_options options;
-  std::string option_text;
-  std::vector<std::string> values;
-  std::string expected;
-};
 
 nd::print_options parse_options(const std::string& line) {
   nd::print_options o;
@@ -62,93 +50,18 @@ nd::print_options parse_options(const std::string& line) {
   return o;
 }
 
-std::vector<print_case> load_cases() {
-  std::ifstream file(NDCUDA_TEST_DATA_DIR "/print_cases_19.txt");
-  std::vector<print_case> out;
-  for (std::string line; std::getline(file, line);) {
-    if (line.rfind("###", 0) == 0) {
-      std::istringstream head(line.substr(4));
-      print_case c;
-      head >> c.kind >> c.type;
-      for (nd::index_t d; head >> d;) {
-        c.shape.push_back(d);
-      }
-      std::getline(file, c.option_text);
-      c.options = parse_options(c.option_text);
-      std::string data;
-      std::getline(file, data);
-      if (data == "arange") {
-        for (nd::index_t i = 0; i < nd::shape_size(c.shape); ++i) {
-          c.values.push_back(std::to_string(i));
-        }
-      } else {
-        std::istringstream in(data);
-        for (std::string v; in >> v;) {
-          c.values.push_back(v);
-        }
-      }
-      out.push_back(std::move(c));
-    } else if (!out.empty() && line.rfind("#", 0) != 0) {
-      out.back().expected += (out.back().expected.empty() ? "" : "\n") + line;
-    }
-  }
-  return out;
-}
-
-template <class T>
-std::string text_of(const print_case& c) {
-  std::vector<T> v;
-  for (const std::string& s : c.values) {
-    if constexpr (std::is_same_v<T, bool>) {
-      v.push_back(s == "1");
-    } else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, std::uint8_t>) {
-      v.push_back(static_cast<T>(std::stoull(s)));
-    } else if constexpr (std::is_integral_v<T>) {
-      v.push_back(static_cast<T>(std::stoll(s)));
-    } else if constexpr (std::is_same_v<T, __half>) {
-      v.push_back(__float2half(std::stof(s)));
-    } else if constexpr (std::is_floating_point_v<T>) {
-      v.push_back(static_cast<T>(std::strtod(s.c_str(), nullptr)));  // strtod: subnormals too
-    } else {
-      const auto comma = s.find(',');
-      using R = typename T::value_type;
-      v.emplace_back(static_cast<R>(std::strtod(s.substr(0, comma).c_str(), nullptr)),
-                     static_cast<R>(std::strtod(s.substr(comma + 1).c_str(), nullptr)));
-    }
-  }
-  const auto scope = nd::printoptions(c.options);
-  if constexpr (std::is_same_v<T, bool>) {
-    std::unique_ptr<bool[]> bytes(new bool[v.size() + 1]);
-    std::copy(v.begin(), v.end(), bytes.get());
-    const std::span<const bool> values(bytes.get(), v.size());
-    return c.kind == "str" ? nd::array_str<bool>(values, c.shape) : nd::array_repr<bool>(values, c.shape);
-  } else {
-    const std::span<const T> values(v);
-    return c.kind == "str" ? nd::array_str<T>(values, c.shape) : nd::array_repr<T>(values, c.shape);
-  }
-}
-
-std::string text_of_case(const print_case& c) {
-  if (c.type == "float64") return text_of<double>(c);
-  if (c.type == "float32") return text_of<float>(c);
-  if (c.type == "float16") return text_of<__half>(c);
-  if (c.type == "int64") return text_of<std::int64_t>(c);
-  if (c.type == "int32") return text_of<std::int32_t>(c);
-  if (c.type == "int16") return text_of<std::int16_t>(c);
-  if (c.type == "int8") return text_of<std::int8_t>(c);
-  if (c.type == "uint8") return text_of<std::uint8_t>(c);
-  if (c.type == "uint64") return text_of<std::uint64_t>(c);
-  if (c.type == "bool") return text_of<bool>(c);
-  if (c.type == "complex128") return text_of<std::complex<double>>(c);
-  if (c.type == "complex64") return text_of<std::complex<float>>(c);
-  ADD_FAILURE() << "no dispatch for " << c.type;
-  return {};
+std::string text_of_case(const nd::testing::print_case& c) {
+  const nd::print_options options = parse_options(c.option_text);
+  return nd::testing::print_case_text(c, [&]<class T>(std::span<const T> values, const nd::shape_t& shape) {
+    const auto scope = nd::printoptions(options);
+    return c.kind == "str" ? nd::array_str<T>(values, shape) : nd::array_repr<T>(values, shape);
+  });
 }
 
 }  // namespace
 
 TEST(PrintOptions, StrAndReprMatchNumPy) {
-  const auto cases = load_cases();
+  const auto cases = nd::testing::load_print_cases(NDCUDA_TEST_DATA_DIR "/print_cases_19.txt", true);
   ASSERT_GE(cases.size(), 900U) << "missing or short " NDCUDA_TEST_DATA_DIR "/print_cases_19.txt";
   int failures = 0;
   for (const auto& c : cases) {

@@ -6,37 +6,21 @@ Each <name>.npy has a sibling <name>.raw holding the expected elements in C orde
 little-endian bytes (written with tobytes(), not np.save), so the C++ test compares against
 data that did not go through the .npy writer. manifest.csv lists name,descr,shape,fortran_order.
 """
+import functools
 import pathlib
 
 import numpy as np
 
+from npy_gen_support import DTYPES, c_bytes, random_array as random_array_from
+
 OUT = pathlib.Path(__file__).resolve().parent / "npy"
 RNG = np.random.default_rng(20240611)  # fixed seed: the files are checked in
-
-DTYPES = [
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128",
-]
-
-
-def random_array(dtype, shape):
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return RNG.integers(0, 2, size=shape).astype(dt)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return RNG.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
-    if dt.kind == "f":
-        return (RNG.standard_normal(size=shape) * 100).astype(dt)
-    real = RNG.standard_normal(size=shape) * 100
-    imag = RNG.standard_normal(size=shape) * 100
-    return (real + 1j * imag).astype(dt)
+random_array = functools.partial(random_array_from, RNG)
 
 
 def save(name, array, manifest):
     np.save(OUT / f"{name}.npy", array)
-    c_order = np.ascontiguousarray(array)
-    (OUT / f"{name}.raw").write_bytes(c_order.astype(c_order.dtype.newbyteorder("<")).tobytes())
+    (OUT / f"{name}.raw").write_bytes(c_bytes(array))
     shape = "x".join(str(n) for n in array.shape)
     fortran = int(array.flags.f_contiguous and not array.flags.c_contiguous)
     manifest.append(f"{name},{array.dtype.descr[0][1]},{shape},{fortran}")

@@ -15,6 +15,7 @@ Run from anywhere: python3 tests/data/gen_npz_cases_19.py. Output goes to tests/
 The rebuild_* archives hold C-order little-endian arrays only: ndcuda rebuilds them from their member
 lines and must write the very same bytes (np.savez pins the timestamp, so the archives are reproducible).
 """
+import functools
 import io
 import pathlib
 import struct
@@ -22,13 +23,11 @@ import zipfile
 
 import numpy as np
 
+from npy_gen_support import DTYPES, c_bytes, random_array as random_array_from
+
 OUT = pathlib.Path(__file__).resolve().parent / "npz19"
 RNG = np.random.default_rng(1919)  # fixed seed: the files are checked in
-
-DTYPES = [
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128",
-]
+random_array = functools.partial(random_array_from, RNG)
 LINES = []
 
 
@@ -40,23 +39,6 @@ def hx(s):
 
 def shape_text(shape):
     return "x".join(str(n) for n in shape) if shape else "-"
-
-
-def random_array(dtype, shape):
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return RNG.integers(0, 2, size=shape).astype(dt)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return RNG.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
-    if dt.kind == "f":
-        return (RNG.standard_normal(size=shape) * 100).astype(dt)
-    return (RNG.standard_normal(size=shape) * 100 + 1j * RNG.standard_normal(size=shape) * 100).astype(dt)
-
-
-def c_bytes(a):
-    a = np.ascontiguousarray(a)
-    return a.astype(a.dtype.newbyteorder("<")).tobytes()
 
 
 def record_archive(name):

@@ -15,7 +15,9 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <support/error_message.hpp>
 #include <support/gpu.hpp>
+#include <support/scratch_files.hpp>
 #include <vector>
 
 namespace nd = ndcuda;
@@ -25,14 +27,11 @@ namespace {
 
 const fs::path data_dir = fs::path(NDCUDA_TEST_DATA_DIR) / "npz19";
 
-std::string file_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using nd::testing::file_text;
+using nd::testing::message_of;
+using nd::testing::write_file;
 
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using FileIo = nd::testing::scratch_dir_test;  // a scratch directory per test
 
 std::string unhex(const std::string& h) {
   if (h == "-") {
@@ -79,28 +78,6 @@ std::vector<std::vector<std::string>> cases(const std::string& kind) {
     }
   }
   return rows;
-}
-
-// A scratch directory per test, removed afterwards.
-class FileIo : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ndcuda_file_io_" + std::to_string(getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const nd::error& e) {
-    return e.what();
-  }
-  return "<no error thrown>";
 }
 
 // A regular file in memory holding `bytes`, reopened by path as the readers open files: the hostile-input
@@ -193,14 +170,17 @@ TEST_F(FileIo, WriterRefusesBadNamesAndNamesLikeNumPy) {
   EXPECT_EQ(members[0].name, "x");
   EXPECT_EQ(members[1].name, "arr_0");
   EXPECT_EQ(members[2].name, "arr_1");
-  const std::string clash = error_of([&] { (void)nd::detail::npz_members({a, {"arr_0", a}}, dir_ / "m.npz"); });
+  const std::string clash = message_of<nd::error>([&] {
+    (void)nd::detail::npz_members({a, {"arr_0", a}}, dir_ / "m.npz");
+  });
   EXPECT_NE(clash.find("Cannot use un-named variables and keyword arr_0"), std::string::npos) << clash;
   const std::vector<nd::npz_member> twice = {{"w", one}, {"w", one}};
-  const std::string dup = error_of([&] { nd::write_npz(dir_ / "d.npz", twice, false); });
+  const std::string dup = message_of<nd::error>([&] { nd::write_npz(dir_ / "d.npz", twice, false); });
   EXPECT_NE(dup.find("'w' is given twice"), std::string::npos) << dup;
   EXPECT_FALSE(fs::exists(dir_ / "d.npz"));
   const std::vector<nd::npz_member> bf = {{"b", {{nd::dtype::bfloat16, {1}, false}, {std::byte{0}, std::byte{0}}}}};
-  EXPECT_NE(error_of([&] { nd::write_npz(dir_ / "b.npz", bf, false); }).find("bfloat16"), std::string::npos);
+  EXPECT_NE(message_of<nd::error>([&] { nd::write_npz(dir_ / "b.npz", bf, false); }).find("bfloat16"),
+            std::string::npos);
   // No arrays: the 22-byte end record alone, as np.savez writes it.
   nd::write_npz(dir_ / "none.npz", {}, false);
   EXPECT_EQ(file_text(dir_ / "none.npz"), std::string("PK\x05\x06") + std::string(18, '\0'));
@@ -219,7 +199,7 @@ TEST_F(FileIo, HostileArchivesGiveClearErrors) {
   // Every truncation of a whole archive is refused with an io_error, never a crash or a bad read.
   for (std::size_t n = 0; n < good.size(); ++n) {
     const std::string path = in_memory_file(good.substr(0, n));
-    EXPECT_NE(error_of([&] { (void)nd::read_npz(path); }), "<no error thrown>") << n;
+    EXPECT_NE(message_of<nd::error>([&] { (void)nd::read_npz(path); }), nd::testing::no_expected_exception) << n;
   }
   // Every single-byte change is read exactly or refused (the CRC-32 catches changed data).
   const std::string small = file_text(data_dir / "zip64_records.npz");
@@ -239,7 +219,7 @@ TEST_F(FileIo, HostileArchivesGiveClearErrors) {
   // Specific refusals say what is wrong.
   const auto expect_error = [&](const std::string& bytes, const std::string& part) {
     write_file(dir_ / "e.npz", bytes);
-    const std::string e = error_of([&] { (void)nd::read_npz(dir_ / "e.npz"); });
+    const std::string e = message_of<nd::error>([&] { (void)nd::read_npz(dir_ / "e.npz"); });
     EXPECT_NE(e.find(part), std::string::npos) << e;
   };
   expect_error("", "it is empty");
@@ -258,9 +238,10 @@ TEST_F(FileIo, HostileArchivesGiveClearErrors) {
   std::string renamed = good;
   renamed.replace(good.find("bool.npy", good.find("PK\x01\x02")), 8, "bool.txt");
   expect_error(renamed, "is not a .npy file");
-  EXPECT_NE(error_of([&] { (void)nd::read_npz(dir_ / "missing.npz"); }).find("cannot open"), std::string::npos);
-  EXPECT_NE(error_of([&] { (void)nd::read_npz(dir_); }).find("not a regular file"), std::string::npos);
-  EXPECT_NE(error_of([&] { (void)nd::read_npy(data_dir / "rebuild_stored.npz"); }).find("nd::load_npz"),
+  EXPECT_NE(message_of<nd::error>([&] { (void)nd::read_npz(dir_ / "missing.npz"); }).find("cannot open"),
+            std::string::npos);
+  EXPECT_NE(message_of<nd::error>([&] { (void)nd::read_npz(dir_); }).find("not a regular file"), std::string::npos);
+  EXPECT_NE(message_of<nd::error>([&] { (void)nd::read_npy(data_dir / "rebuild_stored.npz"); }).find("nd::load_npz"),
             std::string::npos);
   if (nd::npz_deflate_available()) {
     // A deflated member that claims far more than deflate can produce is refused before allocation.
@@ -294,7 +275,7 @@ TEST_F(FileIo, SavetxtRefusesWhatItCannotWrite) {
   const auto e = [&](const nd::shape_t& shape, nd::dtype t, const std::string& fmt) {
     nd::savetxt_options o;
     o.fmt = fmt;
-    return error_of([&] { nd::savetxt_bytes(dir_ / "x.txt", t, shape, x, o); });
+    return message_of<nd::error>([&] { nd::savetxt_bytes(dir_ / "x.txt", t, shape, x, o); });
   };
   EXPECT_NE(e({}, nd::dtype::float64, "%f").find("Expected 1D or 2D array, got 0D array instead"), std::string::npos);
   EXPECT_NE(e({1, 1, 2}, nd::dtype::float64, "%f").find("got 3D array"), std::string::npos);
@@ -304,7 +285,7 @@ TEST_F(FileIo, SavetxtRefusesWhatItCannotWrite) {
   }
   EXPECT_NE(e({1, 2}, nd::dtype::float64, "%d %d %d").find("fmt has wrong number of % formats"), std::string::npos);
   const double nan[1] = {std::nan("")};
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(message_of<nd::error>([&] {
               nd::savetxt_bytes(dir_ / "n.txt", nd::dtype::float64, {1}, nan, {.fmt = "%d"});
             }).find("cannot convert float NaN to integer"),
             std::string::npos);
@@ -337,7 +318,7 @@ TEST_F(FileIo, LoadtxtErrorsUseNumPysWords) {
   const auto e = [&](const std::string& text, nd::dtype t, const nd::loadtxt_options& o = {}) {
     write_file(dir_ / "l.txt", text);
     nd::shape_t shape;
-    return error_of([&] { (void)nd::loadtxt_bytes(dir_ / "l.txt", t, o, shape); });
+    return message_of<nd::error>([&] { (void)nd::loadtxt_bytes(dir_ / "l.txt", t, o, shape); });
   };
   EXPECT_NE(e("1 2 3\n4 5\n", nd::dtype::float64)
                 .find("the number of columns changed from 3 to 2 at row 2; use `usecols` to select a subset"),
@@ -358,9 +339,10 @@ TEST_F(FileIo, LoadtxtErrorsUseNumPysWords) {
   EXPECT_NE(e("1\n", nd::dtype::float64, {.ndmin = 3}).find("Illegal value of ndmin keyword: 3"), std::string::npos);
   EXPECT_NE(e("1\n", nd::dtype::complex64).find("complex"), std::string::npos);
   nd::shape_t shape;
-  EXPECT_NE(
-      error_of([&] { (void)nd::loadtxt_bytes(dir_ / "none.txt", nd::dtype::float64, {}, shape); }).find("cannot open"),
-      std::string::npos);
+  EXPECT_NE(message_of<nd::error>([&] {
+              (void)nd::loadtxt_bytes(dir_ / "none.txt", nd::dtype::float64, {}, shape);
+            }).find("cannot open"),
+            std::string::npos);
 }
 
 // ---- ndarray entry points: need a GPU --------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <ndcuda/interop/npy_array.hpp>
 #include <support/gpu.hpp>
+#include <support/scratch_files.hpp>
 #include <vector>
 
 namespace nd = ndcuda;
@@ -17,24 +18,9 @@ namespace {
 
 const fs::path data_dir = fs::path(NDCUDA_TEST_DATA_DIR) / "npy";
 
-class NpyArray : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ndcuda_npy_array_" + std::to_string(getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using NpyArray = nd::testing::scratch_dir_test;  // a scratch directory per test
 
-std::vector<std::byte> file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(chars.size());
-  std::memcpy(out.data(), chars.data(), chars.size());
-  return out;
-}
+using nd::testing::file_bytes;
 
 template <class T>
 void expect_round_trip(const fs::path& dir) {

@@ -15,26 +15,15 @@
 #include <string>
 #include <vector>
 
+#include "support/error_message.hpp"
+#include "support/scratch_files.hpp"
+
 namespace nd = ndcuda;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path data_dir = fs::path(NDCUDA_TEST_DATA_DIR) / "npy";
-
-std::vector<std::byte> file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(chars.size());
-  if (!chars.empty()) {  // memcpy from an empty vector's null data() is undefined (UBSan says so)
-    std::memcpy(out.data(), chars.data(), chars.size());
-  }
-  return out;
-}
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 struct manifest_row {
   std::string name;
@@ -67,27 +56,11 @@ std::vector<manifest_row> manifest() {
   return rows;
 }
 
-// A scratch directory per test, removed afterwards.
-class Npy : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ndcuda_npy_" + std::to_string(getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using nd::testing::file_bytes;
+using nd::testing::message_of;
+using nd::testing::write_file;
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const nd::io_error& e) {
-    return e.what();
-  }
-  return "<no io_error thrown>";
-}
+using Npy = nd::testing::scratch_dir_test;  // a scratch directory per test
 
 }  // namespace
 
@@ -113,12 +86,12 @@ TEST(NpyDescr, EveryNumPyDtypeRoundTrips) {
 }
 
 TEST(NpyDescr, BfloatAndForeignTypesAreRefusedClearly) {
-  const std::string bf = error_of([] { (void)nd::npy_descr(nd::dtype::bfloat16); });
+  const std::string bf = message_of<nd::io_error>([] { (void)nd::npy_descr(nd::dtype::bfloat16); });
   EXPECT_NE(bf.find("bfloat16"), std::string::npos) << bf;
   EXPECT_NE(bf.find("ml_dtypes"), std::string::npos) << bf;
   EXPECT_NE(bf.find("float32"), std::string::npos) << bf;
   for (const char* descr : {"<U4", "|O", "<M8[ns]", "<f16", "f4", "<V2"}) {
-    const std::string e = error_of([&] { (void)nd::parse_npy_descr(descr); });
+    const std::string e = message_of<nd::io_error>([&] { (void)nd::parse_npy_descr(descr); });
     EXPECT_NE(e.find(std::string("'") + descr + "'"), std::string::npos) << e;
   }
 }
@@ -231,38 +204,44 @@ TEST(NpyFortran, TransposesToCOrder) {
 TEST_F(Npy, TruncatedDataNamesBytesShapeAndDtype) {
   const std::string preamble = nd::format_npy_preamble({nd::dtype::float32, {3, 4}, false});
   write_file(dir_ / "file.npy", preamble + std::string(40, '\0'));
-  const std::string e = error_of([&] { (void)nd::read_npy(dir_ / "file.npy"); });
+  const std::string e = message_of<nd::io_error>([&] { (void)nd::read_npy(dir_ / "file.npy"); });
   EXPECT_NE(e.find("file.npy' holds 40 bytes of data but shape (3, 4) float32 needs 48"), std::string::npos) << e;
 }
 
 TEST_F(Npy, TruncatedHeaderEmptyFileAndBadMagic) {
   const std::string preamble = nd::format_npy_preamble({nd::dtype::float32, {3, 4}, false});
   write_file(dir_ / "short.npy", preamble.substr(0, 30));
-  EXPECT_NE(error_of([&] { (void)nd::read_npy(dir_ / "short.npy"); }).find("truncated"), std::string::npos);
-  write_file(dir_ / "tiny.npy", preamble.substr(0, 9));
-  EXPECT_NE(error_of([&] { (void)nd::read_npy(dir_ / "tiny.npy"); }).find("truncated"), std::string::npos);
-  write_file(dir_ / "empty.npy", "");
-  EXPECT_NE(error_of([&] { (void)nd::read_npy(dir_ / "empty.npy"); }).find("is not a .npy file: it is empty"),
+  EXPECT_NE(message_of<nd::io_error>([&] { (void)nd::read_npy(dir_ / "short.npy"); }).find("truncated"),
             std::string::npos);
+  write_file(dir_ / "tiny.npy", preamble.substr(0, 9));
+  EXPECT_NE(message_of<nd::io_error>([&] { (void)nd::read_npy(dir_ / "tiny.npy"); }).find("truncated"),
+            std::string::npos);
+  write_file(dir_ / "empty.npy", "");
+  EXPECT_NE(
+      message_of<nd::io_error>([&] { (void)nd::read_npy(dir_ / "empty.npy"); }).find("is not a .npy file: it is empty"),
+      std::string::npos);
   write_file(dir_ / "text.npy", "1.0 2.0 3.0\n4.0 5.0 6.0\n");
-  EXPECT_NE(error_of([&] { (void)nd::read_npy(dir_ / "text.npy"); }).find("magic"), std::string::npos);
+  EXPECT_NE(message_of<nd::io_error>([&] { (void)nd::read_npy(dir_ / "text.npy"); }).find("magic"), std::string::npos);
   std::string v4 = preamble;
   v4[6] = '\x04';
   write_file(dir_ / "v4.npy", v4);
-  EXPECT_NE(error_of([&] { (void)nd::read_npy(dir_ / "v4.npy"); }).find("version 4.0"), std::string::npos);
+  EXPECT_NE(message_of<nd::io_error>([&] { (void)nd::read_npy(dir_ / "v4.npy"); }).find("version 4.0"),
+            std::string::npos);
 }
 
 TEST_F(Npy, PathsThatAreNotFiles) {
-  EXPECT_NE(error_of([&] { (void)nd::read_npy(dir_); }).find("is a directory"), std::string::npos);
-  const std::string missing = error_of([&] { (void)nd::read_npy(dir_ / "missing.npy"); });
+  EXPECT_NE(message_of<nd::io_error>([&] { (void)nd::read_npy(dir_); }).find("is a directory"), std::string::npos);
+  const std::string missing = message_of<nd::io_error>([&] { (void)nd::read_npy(dir_ / "missing.npy"); });
   EXPECT_NE(missing.find("cannot open"), std::string::npos) << missing;
   EXPECT_NE(missing.find("No such file"), std::string::npos) << missing;
   const float x = 1.0f;
   const nd::npy_header header{nd::dtype::float32, {}, false};
-  const std::string no_dir = error_of([&] { nd::write_npy_bytes(dir_ / "no" / "x.npy", header, &x, 4); });
+  const std::string no_dir =
+      message_of<nd::io_error>([&] { nd::write_npy_bytes(dir_ / "no" / "x.npy", header, &x, 4); });
   EXPECT_NE(no_dir.find("cannot open"), std::string::npos) << no_dir;
-  EXPECT_NE(error_of([&] { nd::write_npy_bytes(dir_, header, &x, 4); }).find("cannot open"), std::string::npos);
-  const std::string wrong_size = error_of([&] { nd::write_npy_bytes(dir_ / "x.npy", header, &x, 8); });
+  EXPECT_NE(message_of<nd::io_error>([&] { nd::write_npy_bytes(dir_, header, &x, 4); }).find("cannot open"),
+            std::string::npos);
+  const std::string wrong_size = message_of<nd::io_error>([&] { nd::write_npy_bytes(dir_ / "x.npy", header, &x, 8); });
   EXPECT_NE(wrong_size.find("got 8 bytes of data but shape () float32 needs 4"), std::string::npos) << wrong_size;
 }
 
@@ -352,11 +331,12 @@ TEST_F(Npy, MessagesQuoteAtMostTwoHundredCharactersOfAHeader) {
   EXPECT_NE(e.find("(100067 bytes in all)"), std::string::npos) << e.substr(0, 1000);
   // Keys and descrs are quoted the same way, and control bytes are spelled out.
   const std::string key = "{'" + std::string(5000, 'k') + "': 1}";
-  const std::string key_error = error_of([&] { (void)nd::parse_npy_header_dict(key); });
+  const std::string key_error = message_of<nd::io_error>([&] { (void)nd::parse_npy_header_dict(key); });
   EXPECT_LT(key_error.size(), 800u) << key_error.substr(0, 1000);
-  const std::string descr_error = error_of([&] { (void)nd::parse_npy_descr(std::string(3000, 'x') + "\x1b[2J"); });
+  const std::string descr_error =
+      message_of<nd::io_error>([&] { (void)nd::parse_npy_descr(std::string(3000, 'x') + "\x1b[2J"); });
   EXPECT_LT(descr_error.size(), 600u) << descr_error.substr(0, 1000);
-  const std::string escape_error = error_of([&] { (void)nd::parse_npy_descr("<f\x1b[2J"); });
+  const std::string escape_error = message_of<nd::io_error>([&] { (void)nd::parse_npy_descr("<f\x1b[2J"); });
   EXPECT_EQ(escape_error.find('\x1b'), std::string::npos) << escape_error;
   EXPECT_NE(escape_error.find("<f\\x1b[2J"), std::string::npos) << escape_error;
 }

@@ -19,6 +19,7 @@
 
 #include "jit/elementwise_plan.hpp"
 #include "jit/elementwise_state.hpp"
+#include "ops/ufunc_case_values.hpp"
 #include "ops/ufunc_table_runner.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
@@ -85,27 +86,6 @@ const case_file& cases() {
   return f;
 }
 
-real parse_real(const std::string& s) {
-  return std::strtold(s.c_str(), nullptr);
-}
-
-template <class T>
-T parse_input(const std::string& s) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return s == "1";
-  } else if constexpr (is_int<T> && std::is_signed_v<T>) {
-    return static_cast<T>(std::stoll(s));
-  } else if constexpr (is_int<T>) {
-    return static_cast<T>(std::stoull(s));
-  } else if constexpr (is_cplx<T>) {
-    const auto colon = s.find(':');
-    using P = typename T::value_type;
-    return T(static_cast<P>(parse_real(s.substr(0, colon))), static_cast<P>(parse_real(s.substr(colon + 1))));
-  } else {
-    return round_to<T>(parse_real(s));
-  }
-}
-
 /// Whether got (dtype R) is NumPy's value written as want: integers and bools exactly, floats
 /// within `ulps` (signed zeros and NaN included), complex part by part.
 template <class R>
@@ -133,19 +113,6 @@ int ulps_for(const std::string& name) {
 /// float16 in float32 and rounds once.
 bool values_differ_by_design(const group& g) {
   return g.name == "round" && g.dtype == "float16" && g.param != "0";
-}
-
-template <class F>
-bool visit_dtype(const std::string& name, F&& f) {
-  bool found = false;
-  const auto one = [&]<class T>(std::type_identity<T> t) {
-    if (!found && name == nd::name(nd::dtype_of<T>)) {
-      found = true;
-      f(t);
-    }
-  };
-  [&]<class... Ts>(types<Ts...>) { (one(std::type_identity<Ts>{}), ...); }(all_types{});
-  return found;
 }
 
 template <class T>

@@ -18,6 +18,7 @@
 
 #include "jit/elementwise_source.hpp"
 #include "jit/elementwise_state.hpp"
+#include "ops/ufunc_case_values.hpp"
 #include "ops/ufunc_table_runner.hpp"
 #include "support/fake_array.hpp"
 
@@ -101,28 +102,6 @@ int ulps_for(const std::string& name) {
 
 // ---- values from the file ---------------------------------------------------------------------
 
-real parse_real(const std::string& s) {
-  return std::strtold(s.c_str(), nullptr);  // C99 hex floats, inf and nan included
-}
-
-/// The input of dtype T written as s (exact: NumPy wrote a value of that dtype).
-template <class T>
-T parse_input(const std::string& s) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return s == "1";
-  } else if constexpr (is_int<T> && std::is_signed_v<T>) {
-    return static_cast<T>(std::stoll(s));
-  } else if constexpr (is_int<T>) {
-    return static_cast<T>(std::stoull(s));
-  } else if constexpr (is_cplx<T>) {
-    const auto colon = s.find(':');
-    using P = typename T::value_type;
-    return T(static_cast<P>(parse_real(s.substr(0, colon))), static_cast<P>(parse_real(s.substr(colon + 1))));
-  } else {
-    return round_to<T>(parse_real(s));
-  }
-}
-
 /// x converted to the loop's input dtype I (complex64 -> complex128 for float_power, else convert).
 template <class I, class T>
 I to_input(T x) {
@@ -192,20 +171,6 @@ bool visit_row(const std::string& name, V&& v) {
 #undef ROW1
 #undef ROW2
   return false;
-}
-
-/// Calls f(std::type_identity<T>{}) for the dtype named `name`; false if unknown.
-template <class F>
-bool visit_dtype(const std::string& name, F&& f) {
-  bool found = false;
-  const auto one = [&]<class T>(std::type_identity<T> t) {
-    if (!found && name == nd::name(nd::dtype_of<T>)) {
-      found = true;
-      f(t);
-    }
-  };
-  [&]<class... Ts>(types<Ts...>) { (one(std::type_identity<Ts>{}), ...); }(all_types{});
-  return found;
 }
 
 /// The expression type of call on N arrays of T (declared only).

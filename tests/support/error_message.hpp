@@ -7,6 +7,9 @@
 
 namespace ndcuda::testing {
 
+/// What message_of returns when nothing of the expected type was thrown.
+inline constexpr const char* no_expected_exception = "<no exception of the expected type>";
+
 /// The message of the `Error` that `f` throws, or a placeholder when it throws none (any other
 /// exception propagates and fails the test).
 template <class Error, class F>
@@ -16,7 +19,7 @@ std::string message_of(F&& f) {
   } catch (const Error& e) {
     return e.what();
   }
-  return "<no exception of the expected type>";
+  return no_expected_exception;
 }
 
 }  // namespace ndcuda::testing

@@ -28,6 +28,13 @@ ndarray<E> along(const ndarray<E>& a, int axis, slice s) {
   return a.swapaxes(axis, -1)(ellipsis, s).swapaxes(axis, -1);
 }
 
+/// What may follow cumulative_sum/cumulative_prod's axis: nothing, or nd::include_initial.
+template <class... Initial>
+concept include_initial_flag = sizeof...(Initial) == 0 ||
+                               (sizeof...(Initial) == 1 && (std::is_same_v<Initial, include_initial_t> && ...));
+
+/// cumulative_sum (Op sum) and cumulative_prod (Op prod): the scan along the axis, after the identity
+/// when `initial`; `what` names the function in errors.
 template <class R, scan_op Op, class X>
 auto cumulative_of(const X& x, std::optional<index_t> axis, bool initial, const char* what) {
   auto a = as_array(x);
@@ -57,30 +64,18 @@ auto cumulative_of(const X& x, std::optional<index_t> axis, bool initial, const 
 
 /// NumPy 2's cumulative_sum(x, axis, dtype=R, include_initial): cumsum that needs `axis` for
 /// ndim > 1 (value_error otherwise) and can start with the identity: nd::cumulative_sum(x, 0,
-/// nd::include_initial). @{
-template <class R = detail::default_result, array_operand X>
-requires detail::scan_result_choice<R>
-[[nodiscard]] auto cumulative_sum(const X& x, std::optional<index_t> axis = std::nullopt) {
-  return detail::cumulative_of<R, detail::scan_op::sum>(x, axis, false, "cumulative_sum");
+/// nd::include_initial).
+template <class R = detail::default_result, array_operand X, class... Initial>
+requires detail::scan_result_choice<R> && detail::include_initial_flag<Initial...>
+[[nodiscard]] auto cumulative_sum(const X& x, std::optional<index_t> axis = std::nullopt, Initial...) {
+  return detail::cumulative_of<R, detail::scan_op::sum>(x, axis, sizeof...(Initial) != 0, "cumulative_sum");
 }
-template <class R = detail::default_result, array_operand X>
-requires detail::scan_result_choice<R>
-[[nodiscard]] auto cumulative_sum(const X& x, std::optional<index_t> axis, include_initial_t) {
-  return detail::cumulative_of<R, detail::scan_op::sum>(x, axis, true, "cumulative_sum");
+/// NumPy 2's cumulative_prod, with cumulative_sum's rules (the identity is 1).
+template <class R = detail::default_result, array_operand X, class... Initial>
+requires detail::scan_result_choice<R> && detail::include_initial_flag<Initial...>
+[[nodiscard]] auto cumulative_prod(const X& x, std::optional<index_t> axis = std::nullopt, Initial...) {
+  return detail::cumulative_of<R, detail::scan_op::prod>(x, axis, sizeof...(Initial) != 0, "cumulative_prod");
 }
-/// @}
-/// NumPy 2's cumulative_prod, with cumulative_sum's rules (the identity is 1). @{
-template <class R = detail::default_result, array_operand X>
-requires detail::scan_result_choice<R>
-[[nodiscard]] auto cumulative_prod(const X& x, std::optional<index_t> axis = std::nullopt) {
-  return detail::cumulative_of<R, detail::scan_op::prod>(x, axis, false, "cumulative_prod");
-}
-template <class R = detail::default_result, array_operand X>
-requires detail::scan_result_choice<R>
-[[nodiscard]] auto cumulative_prod(const X& x, std::optional<index_t> axis, include_initial_t) {
-  return detail::cumulative_of<R, detail::scan_op::prod>(x, axis, true, "cumulative_prod");
-}
-/// @}
 
 /// NumPy's diff(a, n, axis, prepend, append): the n-th discrete difference along `axis`, in a's
 /// dtype (integers wrap around; bool gives a != b, as NumPy's not_equal). Each order is one fused

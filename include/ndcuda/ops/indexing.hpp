@@ -150,17 +150,19 @@ class indexed {
     return detail::resolve_index(detail::erase(source_), index_, source_.stream());
   }
 
-  /// The gather: a new C-contiguous array of the selected elements.
-  [[nodiscard]] ndarray<E> read() const {
+  /// The gather: a new C-contiguous array of the selected elements. `mode` (np.take's, from
+  /// nd::take) says what an out-of-range index does: raise checks and waits, wrap and clip map it.
+  [[nodiscard]] ndarray<E> read(take_mode mode = take_mode::raise) const {
     const ndcuda::detail::op_range<"a(index)"> nvtx;
     const stream& s = source_.stream();
-    if (const detail::index_arg* m = leading_mask()) {  // a(mask): one CUB compaction
+    // a(mask): one CUB compaction
+    if (const detail::index_arg* m = leading_mask(); m != nullptr && mode == take_mode::raise) {
       return detail::restore<E>(detail::extract_rows(detail::erase(source_), m->array, std::nullopt, nullptr, s,
                                                      "indexing with a boolean mask"));
     }
     const detail::resolved_index r = resolve();
     ndarray<E> out = empty<E>(r.plan.shape, s);
-    detail::gather_into(detail::erase(source_), r.plan, r.arrays, out.data(), s);
+    detail::gather_into(detail::erase(source_), r.plan, r.arrays, out.data(), s, mode);
     return out;
   }
 

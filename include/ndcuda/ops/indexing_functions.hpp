@@ -87,14 +87,7 @@ template <array_element E, class I>
       static_cast<std::size_t>(ax),
       detail::index_arg{detail::index_entry{detail::index_entry::kind::basic, all, {}, 0}, {}});
   args.push_back(detail::to_index_arg(indices, a.stream()));
-  const indexed<E> view(a, std::move(args));
-  if (mode == take_mode::raise) {
-    return view.read();
-  }
-  const detail::resolved_index r = view.resolve();
-  ndarray<E> out = empty<E>(r.plan.shape, a.stream());
-  detail::gather_into(detail::erase(a), r.plan, r.arrays, out.data(), a.stream(), mode);
-  return out;
+  return indexed<E>(a, std::move(args)).read(mode);
 }
 
 /// np.take_along_axis(a, indices, axis): indices of a's ndim, broadcast against a on the other
