@@ -22,9 +22,14 @@ namespace ndcuda::detail {
 /// Block sizes a program is compiled for, chosen by row length (run_row_program).
 constexpr std::array<int, 4> row_blocks{128, 256, 512, 1024};
 
+/// Columns a thread holds in registers when the row fits (row_blocks.back() * held_items columns);
+/// longer rows are read again from L1/L2 at each stage.
+constexpr int held_items = 8;
+
 struct row_kernels {
   std::mutex mutex;
-  std::array<std::shared_ptr<jit::detail::kernel_state>, row_blocks.size()> by_block;
+  // By block size, then held (1) or re-read (0).
+  std::array<std::shared_ptr<jit::detail::kernel_state>, 2 * row_blocks.size()> by_variant;
   void* nvtx = nullptr;
 };
 
@@ -77,9 +82,21 @@ std::string loads(const row_program& p) {
   return s;
 }
 
+// The same from the thread's registers (item `ndcuda_i`).
+std::string held(const row_program& p) {
+  std::string s;
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    const std::string k = std::to_string(i);
+    s += "      const " + type(p.inputs[i]) + " in" + k + " = ndcuda_h" + k + "[ndcuda_i];\n";
+  }
+  return s;
+}
+
 }  // namespace
 
-std::string row_program_source(const row_program& p, int block) {
+std::string row_program_source(const row_program& p, int block, int items) {
+  const std::string b = std::to_string(block);
+  const std::string n = std::to_string(items);
   std::string s = "// ndcuda row program: " + p.label + "\n";
   if (uses_type(p, dtype::float16)) {
     s += "#include <cuda_fp16.h>\n";
@@ -88,7 +105,7 @@ std::string row_program_source(const row_program& p, int block) {
     s += "#include <cuda_bf16.h>\n";
   }
   s += "#include \"ndcuda/row_fusion.cuh\"\n\n";
-  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(block) + ") nd_rows(" + type(p.out) +
+  s += "extern \"C\" __global__ void __launch_bounds__(" + b + ") nd_rows(" + type(p.out) +
        "* ndcuda_out, long long ndcuda_out_rs, long long ndcuda_out_cs";
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
     const std::string k = std::to_string(i);
@@ -107,19 +124,42 @@ std::string row_program_source(const row_program& p, int block) {
     s += "    const " + type(p.inputs[i]) + "* ndcuda_q" + k + " = ndcuda_p" + k + " + ndcuda_row * ndcuda_rs" + k +
          ";\n";
   }
+  // Held rows: every input's columns of this thread are loaded at once (all loads in flight
+  // together), then every stage and the store read registers.
+  const std::string columns = "    for (int ndcuda_i = 0; ndcuda_i < " + n +
+                              "; ++ndcuda_i) {\n      const long long ndcuda_c = threadIdx.x + (long long)ndcuda_i * " +
+                              b + ";\n      if (ndcuda_c >= ndcuda_cols) break;\n";
+  if (items > 0) {
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+      s += "    " + type(p.inputs[i]) + " ndcuda_h" + std::to_string(i) + "[" + n + "];\n";
+    }
+    s += "#pragma unroll\n" + columns;
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+      const std::string k = std::to_string(i);
+      s += "      ndcuda_h" + k + "[ndcuda_i] = ndcuda_q" + k + "[ndcuda_c * ndcuda_cs" + k + "];\n";
+    }
+    s += "    }\n";
+  }
   for (std::size_t j = 0; j < p.stages.size(); ++j) {
     const row_stage& st = p.stages[j];
     const std::string k = std::to_string(j);
+    const std::string reducer = st.reducer + "{ndcuda_param" + k + "}";
     s += "    const " + type(compute_type(st.out)) + " ndcuda_red" + k + " = ndcuda::cast<" +
-         type(compute_type(st.out)) + ">(ndcuda::row_reduce<" + std::to_string(block) + ">(" + st.reducer +
-         "{ndcuda_param" + k + "}, ndcuda_cols, [&](long long ndcuda_c) {\n";
-    s += loads(p);
+         type(compute_type(st.out)) + ">(";
+    if (items > 0) {
+      s += "ndcuda::row_reduce_held<" + b + ", " + n + ">(" + reducer +
+           ", ndcuda_cols, [&](int ndcuda_i, long long ndcuda_c) {\n" + held(p);
+    } else {
+      s += "ndcuda::row_reduce<" + b + ">(" + reducer + ", ndcuda_cols, [&](long long ndcuda_c) {\n" + loads(p);
+    }
     s += "      " + type(st.value) + " out;\n      " + st.body + ";\n      return out;\n    }));\n";
   }
   s += "    " + type(p.out) + "* ndcuda_o = ndcuda_out + ndcuda_row * ndcuda_out_rs;\n";
-  s += "    for (long long ndcuda_c = threadIdx.x; ndcuda_c < ndcuda_cols; ndcuda_c += " + std::to_string(block) +
-       ") {\n";
-  s += loads(p);
+  if (items > 0) {
+    s += "#pragma unroll\n" + columns + held(p);
+  } else {
+    s += "    for (long long ndcuda_c = threadIdx.x; ndcuda_c < ndcuda_cols; ndcuda_c += " + b + ") {\n" + loads(p);
+  }
   s += "      " + type(p.out) + " out;\n      " + p.final_body + ";\n      ndcuda_o[ndcuda_c * ndcuda_out_cs] = out;\n";
   s += "    }\n  }\n}\n";
   return s;
@@ -175,22 +215,23 @@ std::size_t trailing_axes(std::span<const index_t> shape, std::span<const row_no
 
 int block_for(index_t columns) {
   for (int b : row_blocks) {
-    if (columns <= 8LL * b) {
+    if (columns <= static_cast<index_t>(held_items) * b) {
       return b;
     }
   }
   return row_blocks.back();
 }
 
-const jit::detail::kernel_state& kernel_for(const row_program& p, int block) {
+const jit::detail::kernel_state& kernel_for(const row_program& p, int block, int items) {
   row_kernels& k = *p.kernels;
   const auto slot =
-      static_cast<std::size_t>(std::find(row_blocks.begin(), row_blocks.end(), block) - row_blocks.begin());
+      2 * static_cast<std::size_t>(std::find(row_blocks.begin(), row_blocks.end(), block) - row_blocks.begin()) +
+      (items > 0 ? 1 : 0);
   std::lock_guard lock(k.mutex);
-  if (!k.by_block[slot]) {
-    k.by_block[slot] = jit::detail::make_kernel_state(row_program_source(p, block), "nd_rows", {});
+  if (!k.by_variant[slot]) {
+    k.by_variant[slot] = jit::detail::make_kernel_state(row_program_source(p, block, items), "nd_rows", {});
   }
-  return *k.by_block[slot];
+  return *k.by_variant[slot];
 }
 
 }  // namespace
@@ -276,10 +317,11 @@ bool run_row_program(const row_program& p, const leaf_ref& out, std::span<const 
   add(&columns, sizeof(index_t));
 
   const int block = block_for(columns);
+  const int items = columns <= static_cast<index_t>(held_items) * block ? held_items : 0;
   const nvtx_scope range(p.kernels->nvtx);
   const launch_config config{dim3(static_cast<unsigned>(std::min<index_t>(rows, index_t{1} << 20))),
                              dim3(static_cast<unsigned>(block)), 0};
-  jit::detail::launch(kernel_for(p, block), config, s, args.data(), sizes.data(), args.size());
+  jit::detail::launch(kernel_for(p, block, items), config, s, args.data(), sizes.data(), args.size());
   return true;
 }
 

@@ -68,8 +68,9 @@ void finish_row_program(row_program& p);
 [[nodiscard]] bool run_row_program(const row_program& p, const leaf_ref& out, std::span<const leaf_ref> inputs,
                                    const void* const* scalars, std::span<const row_node> nodes);
 
-/// The source of `p` for blocks of `block` threads (for tests and the documentation).
-[[nodiscard]] std::string row_program_source(const row_program& p, int block);
+/// The source of `p` for blocks of `block` threads, each holding `items` columns of the row in
+/// registers (0: rows too long for that, read again at each stage). For tests and the documentation.
+[[nodiscard]] std::string row_program_source(const row_program& p, int block, int items);
 
 /// Leaves of a tree including those inside its lazy reductions (which collect() sees as one leaf).
 template <class X>
