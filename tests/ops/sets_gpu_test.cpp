@@ -219,14 +219,17 @@ void run_sets(const test_case& c) {
   const std::string& n = c.name;
   const bool assume = !c.option.empty() && c.option[0] == '1';
   if (n == "isin") return expect_result(c, nd::isin(a, b, assume, c.option.size() > 1 && c.option[1] == '1'));
-  if (n == "union1d") return expect_result(c, nd::union1d(a, b));
+  // NumPy's NaN representative in a complex set result is an artefact of its implementation (it
+  // can even keep two): only the NaN class is compared there.
+  const bool nan_class = is_cplx<A> || is_cplx<B>;
+  if (n == "union1d") return expect_result(c, nd::union1d(a, b), nan_class);
   if (n == "intersect1d") return expect_result(c, nd::intersect1d(a, b, assume));
   if (n == "intersect1d_indices_a")
     return expect_result(c, std::get<1>(nd::intersect1d(a, b, false, nd::return_indices)));
   if (n == "intersect1d_indices_b")
     return expect_result(c, std::get<2>(nd::intersect1d(a, b, false, nd::return_indices)));
-  if (n == "setdiff1d") return expect_result(c, nd::setdiff1d(a, b, assume));
-  if (n == "setxor1d") return expect_result(c, nd::setxor1d(a, b, assume));
+  if (n == "setdiff1d") return expect_result(c, nd::setdiff1d(a, b, assume), nan_class);
+  if (n == "setxor1d") return expect_result(c, nd::setxor1d(a, b, assume), nan_class);
   FAIL() << "no runner for " << c.line;
 }
 
