@@ -370,8 +370,7 @@ svd_result svd(const erased_array& a, dtype type, bool full_matrices, bool compu
     erased_array vb = empty_array(type, v_store, s);
     info_check info(s, count, "svd", "SVD did not converge");
     // NumPy's LAPACK fails on NaN input; the Jacobi solver may return finite values for it.
-    mark_nan_failures(rt, f.data(), info.at(0), m * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(k + 1),
-                      s);
+    mark_nan_failures(rt, f.data(), info.at(0), m * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(k + 1), s);
     svd_batched(f, out.s.data(), ub.data(), vb.data(), m, n, count, compute_uv, info.at(0));
     mark_nan_failures(rt, out.s.data(), info.at(0), k, count, static_cast<int>(k + 1), s);
     info.finish();
@@ -409,8 +408,7 @@ svd_result svd(const erased_array& a, dtype type, bool full_matrices, bool compu
   }
   if (k > 0 && count > 0) {
     info_check info(s, count, "svd", "SVD did not converge");
-    mark_nan_failures(rt, f.data(), info.at(0), m * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(k + 1),
-                      s);
+    mark_nan_failures(rt, f.data(), info.at(0), m * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(k + 1), s);
     dispatch(type, [&]<class T>() {
       using R = std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, cuDoubleComplex>, double, float>;
       solver_lease h(s);
@@ -505,8 +503,7 @@ std::pair<erased_array, erased_array> eigh(const erased_array& a, dtype type, bo
     // NumPy's LAPACK fails on a NaN in the triangle it reads; the Jacobi solvers may return finite
     // values for such a matrix. The other triangle is never read: zeroed, it cannot count.
     zero_triangle(f, upper);
-    mark_nan_failures(rt, f.data(), info.at(0), n * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(n + 1),
-                      s);
+    mark_nan_failures(rt, f.data(), info.at(0), n * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(n + 1), s);
     if (use_batched_eigh(n, count)) {
       eigh_batched(f, w.data(), n, count, upper, vectors, info.at(0));
     } else {

@@ -33,8 +33,9 @@ struct row_kernels {
   void* nvtx = nullptr;
 };
 
-int add_row_stage(row_program& p, const reduce_spec& spec, std::string body) {
-  row_stage stage{reducer_spelling(spec), spec.value, spec.out, std::move(body), reduction_of(spec.kind).takes_ddof};
+int add_row_stage(row_program& p, const reduce_spec& spec, std::string body, bool node, bool shared) {
+  row_stage stage{reducer_spelling(spec), spec.value, spec.out, std::move(body),
+                  !shared || reduction_of(spec.kind).takes_ddof};
   int index = -1;
   if (!stage.takes_param) {  // the same reduction of the same values: computed once per row
     for (std::size_t i = 0; i < p.stages.size(); ++i) {
@@ -48,8 +49,30 @@ int add_row_stage(row_program& p, const reduce_spec& spec, std::string body) {
     index = static_cast<int>(p.stages.size());
     p.stages.push_back(std::move(stage));
   }
-  p.node_stage.push_back(index);
+  if (node) {
+    p.node_stage.push_back(index);
+  }
   return index;
+}
+
+node_code emit_row_variance(emit_context& c, const reduce_spec& spec, const node_code& value, const std::string& body) {
+  const dtype a = compute_type(spec.out);
+  const std::string t(cuda_type_name(a));
+  const reduce_spec mean{reduce_kind::mean, spec.value, a, a};
+  const std::string m = "ndcuda_red" + std::to_string(add_row_stage(*c.rows, mean, body, false));
+  // (value - mean)^2, the deviation interned twice so that it is computed once.
+  const node_code deviation{"((" + t + ")(" + converted_code(a, value) + " - " + m + "))", a};
+  const node_code d1 = c.values.intern(deviation);
+  const node_code d2 = c.values.intern(deviation);
+  const node_code square = c.values.intern(node_code{"(" + d1.text + " * " + d2.text + ")", a});
+  const reduce_spec sum{reduce_kind::sum, a, a, a};
+  const std::string k = std::to_string(add_row_stage(*c.rows, sum, c.values.body(a, square), true, false));
+  // Divided by N - ddof (the stage's parameter), as NumPy: inf or NaN when that is not positive.
+  std::string text = "(ndcuda_red" + k + " / (" + t + ")(ndcuda_cols - (long long)ndcuda_param" + k + "))";
+  if (spec.kind == reduce_kind::std) {
+    text = "sqrt(" + text + ")";
+  }
+  return {text, a, std::string(reduction_of(spec.kind).name) + "(" + value.label + ")"};
 }
 
 void finish_row_program(row_program& p) {

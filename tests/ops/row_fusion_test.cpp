@@ -68,7 +68,9 @@ TEST(LazyReduction, VarianceStagesKeepTheirOwnDdof) {
   const auto mu = nd::mean(x, -1, nd::keepdims);
   const auto y = (x - mu) / nd::sqrt(nd::var(x, -1, nd::keepdims) + 1e-5) + nd::var(x, -1, nd::ddof(1), nd::keepdims);
   const nd::detail::row_program& p = program_of<double>(y);
-  EXPECT_EQ(p.stages.size(), 3U);  // mean, var (ddof 0), var (ddof 1): the two var stages stay apart
+  // The mean (shared by both variances, which take two passes), then the squared deviations once
+  // per variance: equal bodies, but each divides by its own N - ddof.
+  EXPECT_EQ(p.stages.size(), 3U);
   const auto kernel = nd::jit::detail::make_kernel_state(nd::detail::row_program_source(p, 128, 8), "nd_rows", {});
   EXPECT_NO_THROW(nd::jit::detail::compile_for(*kernel, nd::compute_capability{9, 0}));
 }

@@ -55,8 +55,15 @@ struct row_program {
 };
 
 /// Adds a stage (or finds an identical one) for a reduction with `spec` and mapped `body`; returns
-/// its index. Records the node's stage.
-int add_row_stage(row_program& p, const reduce_spec& spec, std::string body);
+/// its index. `node`: records it as the stage of the next lazy reduction (post-order); `shared`:
+/// whether an identical stage may serve it (not when its parameter is the node's ddof).
+int add_row_stage(row_program& p, const reduce_spec& spec, std::string body, bool node = true, bool shared = true);
+
+/// var/std of real floating values inside a row program: two passes over the held row (the mean,
+/// then the sum of squared deviations; exact where Welford's update rounds), the mean shared with a
+/// mean of the same values elsewhere in the tree (layer norm's). `value` is the mapped value's code
+/// in `c`'s table, `body` the statement computing it; returns the code of the result.
+node_code emit_row_variance(emit_context& c, const reduce_spec& spec, const node_code& value, const std::string& body);
 
 /// Finishes `p` (its kernel cache) once its stages and final body are known.
 void finish_row_program(row_program& p);
@@ -126,6 +133,10 @@ struct emitter<reduction_expr<K, D, N>> {
     c.next_array = inner.next_array;
     c.next_scalar = inner.next_scalar;
     constexpr reduce_spec spec = spec_for<K, D, N>();
+    if constexpr ((K == reduce_kind::var || K == reduce_kind::std) &&
+                  (spec.value == dtype::float32 || spec.value == dtype::float64)) {
+      return emit_row_variance(inner, spec, root, inner.values.body(spec.value, root));
+    }
     const int stage = add_row_stage(*c.rows, spec, inner.values.body(spec.value, root));
     std::string name = "ndcuda_red" + std::to_string(stage);
     return {name, compute_type(spec.out), std::string(reduction_of(K).name) + "(" + root.label + ")"};
