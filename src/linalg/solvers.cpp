@@ -369,10 +369,12 @@ svd_result svd(const erased_array& a, dtype type, bool full_matrices, bool compu
     erased_array ub = empty_array(type, u_store, s);
     erased_array vb = empty_array(type, v_store, s);
     info_check info(s, count, "svd", "SVD did not converge");
-    // NumPy's LAPACK fails on NaN input; the Jacobi solver may return finite values for it.
-    mark_nan_failures(rt, f.data(), info.at(0), m * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(k + 1), s);
     svd_batched(f, out.s.data(), ub.data(), vb.data(), m, n, count, compute_uv, info.at(0));
     mark_nan_failures(rt, out.s.data(), info.at(0), k, count, static_cast<int>(k + 1), s);
+    // NumPy's LAPACK fails on NaN input; the Jacobi solver may return finite values for it (checked
+    // on the input once the solver has written the info codes).
+    mark_nan_failures(rt, column_major_copy(a, type, batch).data(), info.at(0), m * n * (is_complex(type) ? 2 : 1),
+                      count, static_cast<int>(k + 1), s);
     info.finish();
     if (compute_uv) {
       // Column-major U read row-major: swapped strides; its first u_cols columns.
@@ -408,7 +410,6 @@ svd_result svd(const erased_array& a, dtype type, bool full_matrices, bool compu
   }
   if (k > 0 && count > 0) {
     info_check info(s, count, "svd", "SVD did not converge");
-    mark_nan_failures(rt, f.data(), info.at(0), m * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(k + 1), s);
     dispatch(type, [&]<class T>() {
       using R = std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, cuDoubleComplex>, double, float>;
       solver_lease h(s);
@@ -445,6 +446,10 @@ svd_result svd(const erased_array& a, dtype type, bool full_matrices, bool compu
       }
     });
     mark_nan_failures(rt, out.s.data(), info.at(0), k, count, static_cast<int>(k + 1), s);
+    // NumPy's LAPACK fails on NaN input; the Jacobi solver may return finite values for it (checked
+    // on the input once the solver has written the info codes).
+    mark_nan_failures(rt, column_major_copy(a, type, batch).data(), info.at(0), m * n * (is_complex(type) ? 2 : 1),
+                      count, static_cast<int>(k + 1), s);
     info.finish();
   }
   if (compute_uv) {
@@ -501,15 +506,18 @@ std::pair<erased_array, erased_array> eigh(const erased_array& a, dtype type, bo
   if (n > 0 && count > 0) {
     info_check info(s, count, vectors ? "eigh" : "eigvalsh", "Eigenvalues did not converge");
     // NumPy's LAPACK fails on a NaN in the triangle it reads; the Jacobi solvers may return finite
-    // values for such a matrix. The other triangle is never read: zeroed, it cannot count.
-    zero_triangle(f, upper);
-    mark_nan_failures(rt, f.data(), info.at(0), n * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(n + 1), s);
+    // values for such a matrix. Checked on a copy once the solver has written the info codes (it
+    // overwrites f); the other triangle is never read: zeroed, it cannot count.
+    const erased_array read = column_major_copy(a, type, batch);
+    zero_triangle(read, upper);
     if (use_batched_eigh(n, count)) {
       eigh_batched(f, w.data(), n, count, upper, vectors, info.at(0));
     } else {
       eigh_looped(f, w, type, n, count, upper, vectors, info);
     }
     mark_nan_failures(rt, w.data(), info.at(0), n, count, static_cast<int>(n + 1), s);
+    mark_nan_failures(rt, read.data(), info.at(0), n * n * (is_complex(type) ? 2 : 1), count,
+                      static_cast<int>(n + 1), s);
     info.finish();
   }
   if (!vectors) {
