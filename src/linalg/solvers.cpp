@@ -516,8 +516,8 @@ std::pair<erased_array, erased_array> eigh(const erased_array& a, dtype type, bo
       eigh_looped(f, w, type, n, count, upper, vectors, info);
     }
     mark_nan_failures(rt, w.data(), info.at(0), n, count, static_cast<int>(n + 1), s);
-    mark_nan_failures(rt, read.data(), info.at(0), n * n * (is_complex(type) ? 2 : 1), count,
-                      static_cast<int>(n + 1), s);
+    mark_nan_failures(rt, read.data(), info.at(0), n * n * (is_complex(type) ? 2 : 1), count, static_cast<int>(n + 1),
+                      s);
     info.finish();
   }
   if (!vectors) {
