@@ -147,61 +147,48 @@ void BM_first_call_cold_reduction(benchmark::State& state) {
 // write of the array per call (the raw limit is the D2D copy of the same bytes, BM_memcpy_d2d at
 // rows * cols). torch.softmax / layer_norm in benchmarks/torch/fusion_torch.py, same shapes.
 
-// NumPy's spelling: one row-resident kernel.
-void BM_softmax_numpy_spelled(benchmark::State& state) {
+// Times `body(x, y)` writing y from x, both (rows, cols) = (range 0, range 1) float32, with one
+// read and one write of the array as its traffic.
+template <class F>
+void rows_case(benchmark::State& state, const char* label, F&& body) {
   if (!have_gpu(state)) return;
   const nd::index_t rows = state.range(0);
   const nd::index_t cols = state.range(1);
   const auto x = random_matrix({rows, cols});
   auto y = nd::empty<float>({rows, cols});
   timed(
-      state, x.stream(),
-      [&] {
-        const auto e = nd::exp(x - nd::max(x, 1, nd::keepdims));
-        y(nd::ellipsis) = e / nd::sum(e, 1, nd::keepdims);
-      },
-      steady_calls);
+      state, x.stream(), [&] { body(x, y); }, steady_calls);
   bytes_per_second(state, 2.0 * static_cast<double>(x.nbytes()));
-  state.SetLabel("target: <= torch.softmax time");
+  state.SetLabel(label);
+}
+
+// NumPy's spelling: one row-resident kernel.
+void BM_softmax_numpy_spelled(benchmark::State& state) {
+  rows_case(state, "target: <= torch.softmax time", [](const nd::ndarray<float>& x, nd::ndarray<float>& y) {
+    const auto e = nd::exp(x - nd::max(x, 1, nd::keepdims));
+    y(nd::ellipsis) = e / nd::sum(e, 1, nd::keepdims);
+  });
 }
 
 // The same with the intermediate stored, as eager libraries run it: max, e = exp(x - max), sum, e / sum.
 void BM_softmax_materialized(benchmark::State& state) {
-  if (!have_gpu(state)) return;
-  const nd::index_t rows = state.range(0);
-  const nd::index_t cols = state.range(1);
-  const auto x = random_matrix({rows, cols});
-  auto y = nd::empty<float>({rows, cols});
-  timed(
-      state, x.stream(),
-      [&] {
-        const nd::ndarray<float> m = nd::max(x, 1, nd::keepdims);
-        const nd::ndarray<float> e = nd::exp(x - m);
-        const nd::ndarray<float> s = nd::sum(e, 1, nd::keepdims);
-        y(nd::ellipsis) = e / s;
-      },
-      steady_calls);
-  bytes_per_second(state, 2.0 * static_cast<double>(x.nbytes()));
-  state.SetLabel("unfused: four kernels, e stored");
+  rows_case(state, "unfused: four kernels, e stored", [](const nd::ndarray<float>& x, nd::ndarray<float>& y) {
+    const nd::ndarray<float> m = nd::max(x, 1, nd::keepdims);
+    const nd::ndarray<float> e = nd::exp(x - m);
+    const nd::ndarray<float> s = nd::sum(e, 1, nd::keepdims);
+    y(nd::ellipsis) = e / s;
+  });
 }
 
 void BM_layer_norm_numpy_spelled(benchmark::State& state) {
   if (!have_gpu(state)) return;
-  const nd::index_t rows = state.range(0);
-  const nd::index_t cols = state.range(1);
-  const auto x = random_matrix({rows, cols});
-  const auto w = random_matrix({cols});
-  const auto b = random_matrix({cols});
-  auto y = nd::empty<float>({rows, cols});
-  timed(
-      state, x.stream(),
-      [&] {
-        const auto mu = nd::mean(x, -1, nd::keepdims);
-        y(nd::ellipsis) = (x - mu) / nd::sqrt(nd::var(x, -1, nd::keepdims) + 1e-5F) * w + b;
-      },
-      steady_calls);
-  bytes_per_second(state, 2.0 * static_cast<double>(x.nbytes()));
-  state.SetLabel("target: <= torch.nn.functional.layer_norm time");
+  const auto w = random_matrix({state.range(1)});
+  const auto b = random_matrix({state.range(1)});
+  rows_case(state, "target: <= torch.nn.functional.layer_norm time",
+            [&](const nd::ndarray<float>& x, nd::ndarray<float>& y) {
+              const auto mu = nd::mean(x, -1, nd::keepdims);
+              y(nd::ellipsis) = (x - mu) / nd::sqrt(nd::var(x, -1, nd::keepdims) + 1e-5F) * w + b;
+            });
 }
 }  // namespace
 

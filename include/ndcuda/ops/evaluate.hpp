@@ -140,6 +140,25 @@ struct expression_kernels {
   }
 };
 
+/// The distinct leaves of `leaves` into `distinct`, and which one each leaf reads into `mapping`;
+/// returns how many are distinct.
+template <std::size_t N>
+std::size_t distinct_inputs(const std::array<leaf_ref, N>& leaves, std::array<std::uint8_t, N>& mapping,
+                            std::array<leaf_ref, N>& distinct) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    std::size_t j = 0;
+    while (j < count && !same_input(distinct[j], leaves[i])) {
+      ++j;
+    }
+    if (j == count) {
+      distinct[count++] = leaves[i];
+    }
+    mapping[i] = static_cast<std::uint8_t>(j);
+  }
+  return count;
+}
+
 /// The distinct inputs of a tree and which one each array leaf reads.
 template <class X>
 struct inputs_of {
@@ -150,16 +169,7 @@ struct inputs_of {
 
   explicit inputs_of(const X& x) {
     collect(x, leaves);
-    for (std::size_t i = 0; i < leaves.arrays.size(); ++i) {
-      std::size_t j = 0;
-      while (j < count && !same_input(distinct[j], leaves.arrays[i])) {
-        ++j;
-      }
-      if (j == count) {
-        distinct[count++] = leaves.arrays[i];
-      }
-      mapping[i] = static_cast<std::uint8_t>(j);
-    }
+    count = distinct_inputs(leaves.arrays, mapping, distinct);
   }
 };
 

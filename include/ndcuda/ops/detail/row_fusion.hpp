@@ -197,16 +197,7 @@ struct row_call {
 
   explicit row_call(const X& x) {
     collect_deep(x, leaves);
-    for (std::size_t i = 0; i < leaves.arrays.size(); ++i) {
-      std::size_t j = 0;
-      while (j < count && !same_input(distinct[j], leaves.arrays[i])) {
-        ++j;
-      }
-      if (j == count) {
-        distinct[count++] = leaves.arrays[i];
-      }
-      mapping[i] = static_cast<std::uint8_t>(j);
-    }
+    count = distinct_inputs(leaves.arrays, mapping, distinct);
   }
   [[nodiscard]] std::span<const leaf_ref> inputs() const { return {distinct.data(), count}; }
   [[nodiscard]] const row_program& program() const {
