@@ -133,7 +133,12 @@ reduction_plan plan_reduction(std::span<const index_t> shape, const std::vector<
     kept_inner += std::abs(plan.out_strides[i + 1].back());
     red_inner += std::abs(plan.red_strides[i].back());
   }
-  if (plan.outputs > 1 && plan.reduced > 0 && kept_inner < red_inner && plan.out_shape.back() >= reduce_min_columns) {
+  // Also for rows of a few elements (the pi estimate's sum over an axis of 2): a warp per output
+  // would idle most of its lanes, while a thread per output reads its few elements itself and
+  // neighbouring threads still read neighbouring memory.
+  const bool short_rows = plan.outputs >= reduce_min_columns && plan.reduced <= reduce_short_row_limit;
+  if (plan.outputs > 1 && plan.reduced > 0 &&
+      (short_rows || (kept_inner < red_inner && plan.out_shape.back() >= reduce_min_columns))) {
     plan.strategy = reduce_strategy::columns;
     plan.group = reduce_block;
     return plan;

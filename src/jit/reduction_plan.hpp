@@ -21,6 +21,8 @@ inline constexpr index_t reduce_warp_row_limit = 1024;
 /// The column strategy needs at least this many adjacent outputs along its innermost dimension
 /// (fewer would leave most of each warp idle).
 inline constexpr index_t reduce_min_columns = 32;
+/// Reduced extents up to which a reduction with many outputs takes a thread per output.
+inline constexpr index_t reduce_short_row_limit = 8;
 
 enum class reduce_strategy : std::uint8_t {
   rows,     ///< a warp or block per output, threads along the reduced elements

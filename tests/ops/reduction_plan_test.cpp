@@ -179,6 +179,14 @@ TEST(ReductionPlan, OuterAxisOfAMatrixIsColumns) {
   EXPECT_EQ(narrow.strategy, jd::reduce_strategy::rows);
 }
 
+TEST(ReductionPlan, ManyShortRowsAreColumns) {
+  // sum(r * r, 1) of (2^20, 2): a thread per output, not a warp per two elements.
+  const auto p = plan_dense({1 << 20, 2}, {false, true});
+  EXPECT_EQ(p.strategy, jd::reduce_strategy::columns);
+  EXPECT_EQ(plan_dense({1 << 20, 9}, {false, true}).strategy, jd::reduce_strategy::rows);  // past the limit
+  EXPECT_EQ(plan_dense({16, 2}, {false, true}).strategy, jd::reduce_strategy::rows);       // too few outputs
+}
+
 TEST(ReductionPlan, FullReductionCollapsesToOneDenseRow) {
   const auto p = plan_dense({8, 16, 32, 4}, {true, true, true, true});
   EXPECT_EQ(p.outputs, 1);
