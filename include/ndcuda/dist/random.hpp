@@ -28,6 +28,7 @@ template <detail::draw_operand X>
     const stream& st = comm.stream(l);
     ndarray<T> shard = empty<T>(shard_shape(shape, s, comm.size(), comm.rank(l)), st);
     shard.assign(detail::shard_draw(draw, shape, s, comm.size(), comm.rank(l), st));
+    detail::release_after(draw, st);
     shards.push_back(std::move(shard));
   }
   return distributed_array<T>(comm, shape, s, std::move(shards));
@@ -51,6 +52,7 @@ void assign_from_draw(const distributed_array<T>& out, const X& draw) {
   const communicator& comm = out.comm();
   for (int l = 0; l < comm.local_size(); ++l) {
     out.local_shard(l).assign(detail::shard_draw(draw, shape, out.spec(), comm.size(), comm.rank(l), comm.stream(l)));
+    detail::release_after(draw, comm.stream(l));
   }
 }
 

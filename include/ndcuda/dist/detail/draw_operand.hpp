@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
+#include <ndcuda/ops/evaluate.hpp>
 #include <ndcuda/ops/expression.hpp>
 #include <ndcuda/random/detail/draw.hpp>
 #include <tuple>
@@ -132,6 +134,22 @@ shape_t draw_shape_of(const X& x) {
     s = broadcast_shapes(s, leaves.arrays[i].layout->shape);
   }
   return s;
+}
+
+/// Makes the streams of the draw's leaves wait for `s`, where a rank's kernel read them: a draw
+/// releases its offset cell (and an array parameter its memory) on its own stream, and a reuse of
+/// that memory there must not overtake the rank's kernel (a one-GPU rank runs on the
+/// communicator's stream, not the generator's; the full GPU suite once saw such a reuse overwrite
+/// an offset before the kernel read it).
+template <class X>
+void release_after(const X& draw, const stream& s) {
+  ndcuda::detail::leaves_of<X> leaves;
+  ndcuda::detail::collect(draw, leaves);
+  for (const ndcuda::detail::leaf_ref& l : leaves.arrays) {
+    if (!(*l.s == s)) {
+      ndcuda::detail::order_after(*l.s, s);
+    }
+  }
 }
 
 /// The expression group rank `rank` of `ranks` evaluates for its block of a result of global shape
