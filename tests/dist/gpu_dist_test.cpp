@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/contexts.hpp"
+#include "support/dist_gpus.hpp"
 #include "support/gpu.hpp"
 
 namespace nd = ndcuda;
@@ -19,14 +20,7 @@ namespace dist = ndcuda::dist;
 
 namespace {
 
-dist::communicator all_gpus() {
-  const int n = std::min(nd::device_count(), 4);
-  std::vector<int> devices(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    devices[static_cast<std::size_t>(i)] = i;
-  }
-  return dist::communicator(devices, {std::chrono::seconds(120)});
-}
+using nd::testing::all_gpus;
 
 template <class T>
 std::vector<T> random_values(std::size_t n) {

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/dist_gpus.hpp"
 #include "support/gpu.hpp"
 
 namespace nd = ndcuda;
@@ -25,14 +26,7 @@ namespace dist = ndcuda::dist;
 
 namespace {
 
-dist::communicator all_gpus() {
-  const int n = std::min(nd::device_count(), 4);
-  std::vector<int> devices(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    devices[static_cast<std::size_t>(i)] = i;
-  }
-  return dist::communicator(devices, {std::chrono::seconds(120)});
-}
+using nd::testing::all_gpus;
 
 // An extent that leaves a remainder over p ranks and gives every rank at least one element.
 nd::index_t uneven(int p, nd::index_t per_rank) {

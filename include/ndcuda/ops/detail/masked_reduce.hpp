@@ -11,31 +11,6 @@
 
 namespace ndcuda::detail {
 
-/// The kinds NumPy gives where=: the folds below and the moments.
-constexpr bool takes_where(reduce_kind k) noexcept {
-  switch (k) {
-    case reduce_kind::sum:
-    case reduce_kind::prod:
-    case reduce_kind::min:
-    case reduce_kind::max:
-    case reduce_kind::nansum:
-    case reduce_kind::nanprod:
-    case reduce_kind::nanmin:
-    case reduce_kind::nanmax:
-    case reduce_kind::any:
-    case reduce_kind::all:
-    case reduce_kind::mean:
-    case reduce_kind::nanmean:
-    case reduce_kind::var:
-    case reduce_kind::std:
-    case reduce_kind::nanvar:
-    case reduce_kind::nanstd:
-      return true;
-    default:
-      return false;
-  }
-}
-
 /// The kinds NumPy gives initial=.
 constexpr bool takes_initial(reduce_kind k) noexcept {
   switch (k) {
@@ -60,6 +35,11 @@ constexpr bool is_extreme(reduce_kind k) noexcept {
 constexpr bool is_moment(reduce_kind k) noexcept {
   return k == reduce_kind::mean || k == reduce_kind::nanmean || k == reduce_kind::var || k == reduce_kind::std ||
          k == reduce_kind::nanvar || k == reduce_kind::nanstd;
+}
+
+/// The kinds NumPy gives where=: the folds that take initial=, any and all, and the moments.
+constexpr bool takes_where(reduce_kind k) noexcept {
+  return takes_initial(k) || k == reduce_kind::any || k == reduce_kind::all || is_moment(k);
 }
 
 /// NumPy's ufunc name in the where-without-initial message.

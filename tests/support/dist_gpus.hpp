@@ -1,0 +1,22 @@
+// Test helper for the distributed tests: a communicator over the visible GPUs.
+// Builds on ndcuda/dist.hpp (the communicator).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <ndcuda/dist.hpp>
+#include <vector>
+
+namespace ndcuda::testing {
+
+/// A communicator over the first visible GPUs (at most 4), one rank each, with a 2-minute timeout.
+inline dist::communicator all_gpus() {
+  const int n = std::min(device_count(), 4);
+  std::vector<int> devices(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    devices[static_cast<std::size_t>(i)] = i;
+  }
+  return dist::communicator(devices, {std::chrono::seconds(120)});
+}
+
+}  // namespace ndcuda::testing
