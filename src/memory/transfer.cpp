@@ -2,6 +2,7 @@
 // pageable memory, and keep-alive of buffers the caller handed over.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
@@ -17,6 +18,7 @@
 #include "memory/format.hpp"
 #include "memory/host_memory.hpp"
 #include "memory/host_threads.hpp"
+#include "memory/lane_copy.hpp"
 #include "memory/teardown.hpp"
 
 namespace ndcuda {
@@ -114,6 +116,8 @@ struct transfer_engine::impl {
   std::unique_ptr<detail::host_threads> threads;
   std::mutex kept_mutex;
   std::vector<kept_buffer> kept;
+  std::mutex lanes_mutex;
+  std::map<int, std::vector<stream>> lane_streams;  // per device, made on the first large read there
 
   impl(std::shared_ptr<pinned_pool_resource> pool, transfer_options o)
       : staging(pool ? std::move(pool) : default_pinned_pool()), options(o) {
@@ -122,9 +126,10 @@ struct transfer_engine::impl {
                   "; the pipeline needs at least 2 staging buffers (double buffering)");
     }
     options.chunk_bytes = std::max(options.chunk_bytes, 64 * KiB);
+    options.lane_chunk_bytes = std::max(options.lane_chunk_bytes, 64 * KiB);
     options.slice_bytes = std::max(options.slice_bytes, 4 * KiB);
     if (options.host_threads == 0) {
-      options.host_threads = std::clamp(std::thread::hardware_concurrency() / 2, 1U, 8U);
+      options.host_threads = std::clamp(std::thread::hardware_concurrency(), 1U, 16U);
     }
   }
 
@@ -155,6 +160,18 @@ struct transfer_engine::impl {
       const std::size_t end = std::min(bytes, begin + per);
       std::memcpy(dst + begin, src + begin, end - begin);
     });
+  }
+
+  /// One stream per host thread on `device`, all made at once so the vector never grows later.
+  const std::vector<stream>& lanes_on(int device) {
+    std::lock_guard lock(lanes_mutex);
+    std::vector<stream>& streams = lane_streams[device];
+    if (streams.empty()) {
+      for (unsigned i = 0; i < workers().size(); ++i) {
+        streams.emplace_back(device);
+      }
+    }
+    return streams;
   }
 
   void keep_until_done(std::shared_ptr<const void> buffer, const stream& s) {
@@ -276,7 +293,12 @@ struct transfer_engine::impl {
       if (d == direction::to_device) {
         staged_to_device(static_cast<char*>(dst), static_cast<const char*>(src), bytes, s);
       } else {
-        staged_to_host(static_cast<char*>(dst), static_cast<const char*>(src), bytes, s);
+        if (bytes >= options.lane_read_bytes && workers().size() > 1) {
+          detail::lanes_to_host(static_cast<char*>(dst), static_cast<const char*>(src), bytes, s, *staging, workers(),
+                                lanes_on(s.device()), options.lane_chunk_bytes);
+        } else {
+          staged_to_host(static_cast<char*>(dst), static_cast<const char*>(src), bytes, s);
+        }
       }
       return transfer_path::staged;
     } catch (const out_of_memory&) {

@@ -26,11 +26,17 @@ struct transfer_options {
   std::size_t chunk_bytes = std::size_t{8} << 20;
   /// Staging buffers in flight (at least 2: double buffering).
   unsigned buffers = 3;
-  /// Threads that copy into and out of staging buffers, the caller included. 0: half the hardware
-  /// threads, between 1 and 8.
+  /// Threads that copy into and out of staging buffers, the caller included. 0: the hardware
+  /// threads, between 1 and 16.
   unsigned host_threads = 0;
   /// A chunk is split among the threads in slices of at least this many bytes.
   std::size_t slice_bytes = std::size_t{1} << 20;
+  /// Reads into pageable memory of at least this many bytes run as parallel lanes: each host thread
+  /// copies its own contiguous part through its own stream and staging pair, so a fresh buffer's
+  /// page faults happen in parallel and no thread waits for another.
+  std::size_t lane_read_bytes = std::size_t{64} << 20;
+  /// Bytes per staging buffer of a lane (two per lane).
+  std::size_t lane_chunk_bytes = std::size_t{2} << 20;
   /// Pageable copies up to this size go to CUDA as they are: staging would cost more than it saves.
   std::size_t small_copy_bytes = std::size_t{64} << 10;
 };
@@ -43,7 +49,9 @@ struct transfer_options {
 ///   shared_ptr overloads keep it alive until then for you.
 /// - Pageable memory, including a range only partly pinned: chunked through pinned staging buffers
 ///   from the staging pool, host memcpy of chunk k+1 (on several threads) overlapping the DMA of
-///   chunk k. copy_to_device returns once the source has been read (the DMAs may still run; the
+///   chunk k. Reads of transfer_options::lane_read_bytes or more run as parallel lanes instead:
+///   each host thread copies its own contiguous part through its own stream and staging pair.
+///   copy_to_device returns once the source has been read (the DMAs may still run; the
 ///   source may be reused at once); copy_to_host returns once the data is in the destination.
 ///   Staging buffers go back to the pool, which reuses them only after the DMAs using them have
 ///   completed. A pageable copy cannot be captured into a graph: capture_error, before CUDA is called.
