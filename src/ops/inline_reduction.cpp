@@ -11,8 +11,11 @@
 
 namespace ndcuda::detail {
 
-void inline_operands::add_reduction(std::span<const leaf_ref> tree, const shape_t& input_shape,
+void inline_operands::add_reduction(const inline_operands& tree, const shape_t& input_shape,
                                     const std::optional<std::vector<int>>& axes, bool keepdims) {
+  // The copies share the scalars: the emitter reads them again for each copy.
+  scalars.insert(scalars.end(), tree.scalars.begin(), tree.scalars.end());
+  scalar_types.insert(scalar_types.end(), tree.scalar_types.begin(), tree.scalar_types.end());
   const std::vector<bool> reduced = reduced_axes_mask(axes, static_cast<int>(input_shape.size()));
   index_t count = 1;
   shape_t reduced_shape;  // the reduced extents, outer first
@@ -28,18 +31,22 @@ void inline_operands::add_reduction(std::span<const leaf_ref> tree, const shape_
       kept_shape.push_back(input_shape[d]);
     }
   }
-  // An empty reduction keeps the engine (its identity or NumPy's error), a long one too.
-  if (count < 1 || count > max_inline_elements || !fits) {
+  // An empty reduction keeps the engine (its identity or NumPy's error), a long one too, and so
+  // do copies past what one kernel spells (nested short reductions multiply).
+  if (count < 1 || count > max_inline_elements || !fits || !tree.fits ||
+      leaves.size() + tree.leaves.size() * static_cast<std::size_t>(count) >
+          static_cast<std::size_t>(max_fused_leaves)) {
     fits = false;
     plan.counts.push_back(0);
     return;
   }
   plan.counts.push_back(static_cast<int>(count));
   // Per leaf: its strides over the reduced tree's shape, split into kept and reduced axes.
-  std::vector<strides_t> kept(tree.size());
-  std::vector<strides_t> folded(tree.size());
-  for (std::size_t i = 0; i < tree.size(); ++i) {
-    const strides_t s = broadcast_strides(tree[i].layout->shape, tree[i].layout->strides, input_shape);
+  const std::vector<leaf_ref>& operands = tree.leaves;
+  std::vector<strides_t> kept(operands.size());
+  std::vector<strides_t> folded(operands.size());
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const strides_t s = broadcast_strides(operands[i].layout->shape, operands[i].layout->strides, input_shape);
     for (std::size_t d = 0; d < input_shape.size(); ++d) {
       if (reduced[d]) {
         folded[i].push_back(s[d]);
@@ -53,8 +60,10 @@ void inline_operands::add_reduction(std::span<const leaf_ref> tree, const shape_
   }
   shape_t position(reduced_shape.size(), 0);  // the reduced element, C order as the engine folds
   for (index_t j = 0; j < count; ++j) {
-    for (std::size_t i = 0; i < tree.size(); ++i) {
-      const leaf_ref& l = tree[i];
+    // The reductions inside are emitted again for each copy: their counts, again.
+    plan.counts.insert(plan.counts.end(), tree.plan.counts.begin(), tree.plan.counts.end());
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      const leaf_ref& l = operands[i];
       index_t offset = 0;  // elements (an array) or counter steps (a draw)
       for (std::size_t r = 0; r < position.size(); ++r) {
         offset += position[r] * folded[i][r];

@@ -32,14 +32,15 @@ constexpr bool inlinable_kind(reduce_kind k) noexcept {
          k == reduce_kind::max || k == reduce_kind::any || k == reduce_kind::all;
 }
 
-/// Whether every lazy node of X is a reduction that may be inlined (its kind, and a tree without
-/// lazy nodes under it). Other lazy nodes keep today's lowering.
+/// Whether every lazy node of X is a reduction that may be inlined (its kind, and a tree under it
+/// whose lazy nodes may be inlined too: a short softmax is one kernel). Other lazy nodes keep
+/// today's lowering.
 template <class X>
 inline constexpr bool inlinable_tree = !has_lazy_v<X>;
 template <class Op, class... A>
 inline constexpr bool inlinable_tree<expr<Op, A...>> = (inlinable_tree<A> && ...);
 template <reduce_kind K, class D, class N>
-inline constexpr bool inlinable_tree<reduction_expr<K, D, N>> = inlinable_kind(K) && !has_lazy_v<N>;
+inline constexpr bool inlinable_tree<reduction_expr<K, D, N>> = inlinable_kind(K) && inlinable_tree<N>;
 
 /// Which lazy reduction is emitted next, and into how many copies each one unrolls.
 struct inline_plan {
@@ -49,7 +50,8 @@ struct inline_plan {
 
 /// The operands of a tree with inlined reductions, in the order the emitter reads them: a leaf
 /// outside any reduction once, a leaf inside one once per reduced element (copy 0's leaves, then
-/// copy 1's, ...). The re-viewed layouts and draw parameters live here.
+/// copy 1's, ...; a reduction inside one, once per copy of the enclosing one, counts included).
+/// The re-viewed layouts and draw parameters live here.
 struct inline_operands {
   std::vector<leaf_ref> leaves;
   std::deque<view_layout> layouts;
@@ -61,9 +63,9 @@ struct inline_operands {
   std::vector<leaf_ref> distinct;
   bool fits = true;  // false: some reduction is too long (or empty), or the kernel too large
 
-  /// Appends the copies of `tree` (a reduced tree's, over `input_shape`) for each element of
-  /// the reduced axes; clears `fits` when they are not 1..max_inline_elements.
-  void add_reduction(std::span<const leaf_ref> tree, const shape_t& input_shape,
+  /// Appends the copies of `tree` (a reduced tree's operands, over `input_shape`) for each
+  /// element of the reduced axes; clears `fits` when they are not 1..max_inline_elements.
+  void add_reduction(const inline_operands& tree, const shape_t& input_shape,
                      const std::optional<std::vector<int>>& axes, bool keepdims);
   /// Finds the distinct inputs; false when they (or the copies) exceed one kernel's limits.
   bool finish();
@@ -89,12 +91,9 @@ void gather_inline(const expr<Op, A...>& x, inline_operands& o) {
 }
 template <reduce_kind K, class D, class N>
 void gather_inline(const reduction_expr<K, D, N>& x, inline_operands& o) {
-  leaves_of<N> l;
-  collect(x.input(), l);
-  o.add_reduction(l.arrays, x.input_shape(), x.axes(), x.keepdims());
-  // The copies share the scalars: the emitter reads them again for each copy.
-  o.scalars.insert(o.scalars.end(), l.scalars.begin(), l.scalars.begin() + N::scalars);
-  o.scalar_types.insert(o.scalar_types.end(), l.scalar_types.begin(), l.scalar_types.begin() + N::scalars);
+  inline_operands tree;  // the reduced tree's operands, its own short reductions unrolled
+  gather_inline(x.input(), tree);
+  o.add_reduction(tree, x.input_shape(), x.axes(), x.keepdims());
 }
 
 /// The inlined reduction K of N: its tree once per reduced element, then the fold.
