@@ -263,7 +263,11 @@ TEST(InlineReductionGpu, KeepdimsAndMeanAlongRows) {
   nd::ndarray<float> centred = x - nd::max(x, 1, nd::keepdims);
   nd::ndarray<float> scaled = nd::mean(x, 1, nd::keepdims) * 2.0f;
   EXPECT_EQ(scaled.shape(), (nd::shape_t{static_cast<nd::index_t>(n), 1}));
+  // In place: the copies read a row's other elements, so the write goes through a temporary.
+  nd::ndarray<float> in_place = x.copy();
+  in_place(nd::ellipsis) = in_place - nd::max(in_place, 1, nd::keepdims);
   const auto c = centred.to_host();
+  EXPECT_EQ(in_place.to_host(), c);
   const auto m = scaled.to_host();
   for (std::size_t i = 0; i < n; ++i) {
     double hi = -INFINITY, sum = 0;
