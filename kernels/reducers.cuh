@@ -303,6 +303,17 @@ struct logical_reducer {
   __forceinline__ bool finalize(bool a, long long) const { return a; }
 };
 
+/// Reducer r folded over the values v... in order (index 0, 1, ...), finalized with their count: a
+/// short reduction inlined into an enclosing kernel (ops/detail/inline_reduction.hpp), folded as a
+/// thread of the reduction engine folds a short row (C order of the reduced elements).
+template <class R, class... V>
+__forceinline__ auto nd_fold(const R& r, const V&... v) {
+  auto acc = r.identity();
+  long long index = 0;
+  ((acc = r.combine(acc, r.map(v, index++))), ...);
+  return r.finalize(acc, (long long)sizeof...(V));
+}
+
 template <class V>
 struct count_reducer {
   double param;

@@ -109,6 +109,9 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
     emit("#include \"ndcuda/output_slot.cuh\"");  // as random.cuh: before elementwise.cuh
   }
   emit("#include \"ndcuda/elementwise.cuh\"");
+  if (body.find("ndcuda::nd_fold(") != std::string_view::npos) {
+    emit("#include \"ndcuda/reducers.cuh\"");  // a short reduction inlined (ops/detail/inline_reduction.hpp)
+  }
   emit("");
   std::string params = out_type + "& out";
   for (std::size_t i = 0; i < in_types.size(); ++i) {

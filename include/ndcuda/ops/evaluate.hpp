@@ -53,13 +53,15 @@ void collect(const expr<Op, A...>& x, L& out) {
 }
 
 struct row_program;
+struct inline_plan;
 
 struct emit_context {
   const std::uint8_t* mapping = nullptr;
   int next_array = 0;
   int next_scalar = 0;
-  value_table values{};         // identical subtrees are computed once
-  row_program* rows = nullptr;  // set while a row-resident kernel is generated (ops/detail/row_fusion.hpp)
+  value_table values{};            // identical subtrees are computed once
+  row_program* rows = nullptr;     // set while a row-resident kernel is generated (ops/detail/row_fusion.hpp)
+  inline_plan* inlines = nullptr;  // set while short reductions are inlined (ops/detail/inline_reduction.hpp)
 };
 
 template <class X>

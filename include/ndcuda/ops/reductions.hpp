@@ -118,7 +118,10 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
   using N = node_t<const X&>;
   constexpr dtype result = result_dtype<K, D, N>();
   using Out = type_of<result>;
-  if constexpr (has_lazy_v<N>) {  // a reduction of an expression of reductions: the inner ones first
+  if constexpr (has_lazy_v<N>) {  // a reduction of an expression of reductions: short ones inlined, else first
+    if (auto inlined = inline_reduce<K, D, Out>(as_node(x), axes, keepdims, s, param)) {
+      return std::move(*inlined);
+    }
     return reduce<K, D>(lower(as_node(x)), axes, keepdims, s, param);
   } else if constexpr (N::arrays + N::scalars > max_fused_leaves || N::scalars > max_fused_scalars) {
     return reduce<K, D>(eval(x), axes, keepdims, s, param);

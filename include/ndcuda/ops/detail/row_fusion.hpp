@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <ndcuda/ops/detail/codegen.hpp>
+#include <ndcuda/ops/detail/inline_reduction.hpp>
 #include <ndcuda/ops/reduction_expr.hpp>
 #include <optional>
 #include <span>
@@ -124,6 +125,9 @@ void collect_deep(const reduction_expr<K, D, N>& x, L& out) {
 template <reduce_kind K, class D, class N>
 struct emitter<reduction_expr<K, D, N>> {
   static node_code emit(emit_context& c) {
+    if (c.inlines != nullptr) {  // a short reduction spelled in the enclosing kernel
+      return emit_inline<K, D, N>(c);
+    }
     if (c.rows == nullptr) {
       throw error("internal: a lazy reduction reached an engine that computes it elementwise; please report");
     }
@@ -223,7 +227,7 @@ bool fuse_rows(const X& x, const ndarray<Out>& out) {
 
 template <class Out, class X>
 void evaluate_lazy(const X& x, const ndarray<Out>& out) {
-  if (fuse_rows(x, out)) {
+  if (inline_into(x, out) || fuse_rows(x, out)) {
     return;
   }
   const auto lowered = lower(x);
