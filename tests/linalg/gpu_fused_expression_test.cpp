@@ -357,4 +357,16 @@ TEST(MatmulExpr, ShapeAndChecksAtConstruction) {
   EXPECT_THROW((void)nd::matmul(fake<float>({}), fake<float>({3})), nd::shape_error);
 }
 
+TEST(MatmulExpr, GeluKernelCompilesWithNvrtc) {
+  // One representative NVRTC compile (no GPU): gelu of float16 (computed in float) and of float64.
+  const auto h = nd::testing::fake<__half>({8});
+  const auto d = nd::testing::fake<double>({8}, 0x20000);
+  const auto x = nd::gelu(h) + nd::gelu(d);
+  using X = std::remove_cvref_t<decltype(x)>;
+  const nd::detail::inputs_of<X> in(x);
+  const auto& state = nd::detail::expression_kernels<double, X>::get(
+      in.mapping, {in.distinct.data(), in.count}, {in.leaves.scalar_types.data(), std::size_t{X::scalars}});
+  EXPECT_NO_THROW(nd::detail::compile_expression(state, nd::compute_capability{9, 0}));
+}
+
 }  // namespace
