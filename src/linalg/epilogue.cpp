@@ -49,16 +49,11 @@ erased_array run_epilogue(const erased_array& a_in, const erased_array& b_in, co
     }
     bias = as_contiguous(on_stream(*bias_in, s), out_type);
   }
-  erased_array out;
-  if (into != nullptr) {
-    if (into->type != out_type || into->layout.shape != shape_t{p.m, p.n} ||
-        !is_c_contiguous(into->layout.shape, into->layout.strides)) {
-      throw error("ndcuda internal error: matmul_epilogue_into needs a C-contiguous (m, n) output of the result dtype");
-    }
-    out = on_stream(*into, s);
-  } else {
-    out = empty_array(out_type, {p.m, p.n}, s);
+  if (into != nullptr && (into->type != out_type || into->layout.shape != shape_t{p.m, p.n} ||
+                          !is_c_contiguous(into->layout.shape, into->layout.strides))) {
+    throw error("ndcuda internal error: matmul_epilogue_into needs a C-contiguous (m, n) output of the result dtype");
   }
+  erased_array out = into != nullptr ? on_stream(*into, s) : empty_array(out_type, {p.m, p.n}, s);
   if (out.size() == 0) {
     return out;
   }
@@ -77,7 +72,9 @@ erased_array run_epilogue(const erased_array& a_in, const erased_array& b_in, co
     lb = plan_gemm_operand({}, p.k, p.n, b.layout.strides);
   }
   if (!lt_gemm(out, a, la, b, lb, p.m, p.n, p.k, bias_in != nullptr ? bias.data() : nullptr, activation)) {
-    return erased_array{};  // no cuBLASLt kernel for this combination: the caller composes it
+    // No cuBLASLt kernel for this combination: the caller composes it. The empty result names s
+    // (erased_array{} would create a new stream on the current device).
+    return erased_array{nullptr, nullptr, {}, out_type, a_in.device, s};
   }
   fused_calls.fetch_add(1, std::memory_order_relaxed);
   if (into != nullptr) {
