@@ -15,8 +15,8 @@
 
 namespace ndcuda::linalg::detail {
 
-using ndcuda::detail::array_leaf;
 using ndcuda::expr;
+using ndcuda::detail::array_leaf;
 using ndcuda::detail::scalar_leaf;
 
 /// matmul + bias or bias + matmul, with the bias a plain array (an expression bias is not
