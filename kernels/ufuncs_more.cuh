@@ -292,6 +292,15 @@ __forceinline__ bool nd_iscomplex(const complex<T>& z) {
   return z.imag() != T(0);
 }
 
+// gelu, tanh approximation: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), cuBLASLt's
+// epilogue formula; half types compute in float as the other float ufuncs do.
+__forceinline__ float nd_gelu(float x) {
+  return 0.5f * x * (1.0f + ::tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+}
+__forceinline__ double nd_gelu(double x) {
+  return 0.5 * x * (1.0 + ::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
 }  // namespace ndcuda
 
 #include "ndcuda/ufuncs_parts.cuh"

@@ -54,20 +54,20 @@ TEST(Matmul, NoCopyForTransposesCopyForSteppedColumns) {
   NDCUDA_REQUIRE_GPU();
   const auto a = random_array<float>({64, 48}).T();  // (48, 64), column-major
   const auto b = random_array<float>({64, 80});
-  const auto c = nd::matmul(a, b);
+  const nd::ndarray<float> c = nd::matmul(a, b);  // bound: the lazy product runs here
   EXPECT_EQ(nd::linalg::detail::last_matmul_report().copies, 0);
   EXPECT_TRUE(nd::linalg::detail::last_matmul_report().cublas);
   expect_matmul(c, a, b);
   // Rows of a larger array: leading dimension, no copy.
   const auto big = random_array<float>({48, 100});
   const auto rows = big(nd::all, nd::slice(10, 74));
-  const auto d = nd::matmul(rows, b);
+  const nd::ndarray<float> d = nd::matmul(rows, b);
   EXPECT_EQ(nd::linalg::detail::last_matmul_report().copies, 0);
   expect_matmul(d, rows, b);
   // Every other column: cuBLAS cannot read it, one copy.
   const auto stepped = big(nd::all, nd::slice(0, 100, 2))(nd::all, nd::slice(0, 50));
   const auto b50 = random_array<float>({50, 7});
-  const auto e = nd::matmul(stepped, b50);
+  const nd::ndarray<float> e = nd::matmul(stepped, b50);
   EXPECT_EQ(nd::linalg::detail::last_matmul_report().copies, 1);
   expect_matmul(e, stepped, b50);
   // Reversed rows (negative stride): copied, still right.
@@ -85,14 +85,14 @@ TEST(Matmul, LargeHalfPrecisionThroughCublasLt) {
   NDCUDA_REQUIRE_GPU();
   const auto a = random_array<__nv_bfloat16>({512, 384});
   const auto b = random_array<__nv_bfloat16>({384, 520});
-  const auto c = nd::matmul(a, b);
+  const nd::ndarray<__nv_bfloat16> c = nd::matmul(a, b);
   EXPECT_TRUE(nd::linalg::detail::last_matmul_report().cublas);
   EXPECT_EQ(nd::linalg::detail::last_matmul_report().copies, 0);
   expect_matmul(c, a, b);
   const auto at = random_array<__half>({384, 512}).T();
   const auto big = random_array<__half>({400, 600});
   const auto rows = big(nd::slice(8, 392), nd::slice(40, 560));
-  const auto d = nd::matmul(at, rows);
+  const nd::ndarray<__half> d = nd::matmul(at, rows);
   EXPECT_EQ(nd::linalg::detail::last_matmul_report().copies, 0);
   expect_matmul(d, at, rows);
 }
@@ -112,14 +112,14 @@ TEST(Matmul, EmptyOperands) {
   NDCUDA_REQUIRE_GPU();
   const auto a = random_array<float>({4, 0});
   const auto b = random_array<float>({0, 3});
-  const auto c = nd::matmul(a, b);  // k = 0: zeros
+  const nd::ndarray<float> c = nd::matmul(a, b);  // k = 0: zeros
   ASSERT_EQ(c.shape(), (nd::shape_t{4, 3}));
   for (float x : c.to_host()) {
     EXPECT_EQ(x, 0.0f);
   }
   EXPECT_EQ(nd::matmul(random_array<double>({0, 5}), random_array<double>({5, 2})).shape(), (nd::shape_t{0, 2}));
   EXPECT_EQ(nd::matmul(random_array<double>({0, 3, 5}), random_array<double>({5, 2})).shape(), (nd::shape_t{0, 3, 2}));
-  const auto ik = nd::matmul(random_array<int>({2, 0}), random_array<int>({0, 2}));
+  const nd::ndarray<int> ik = nd::matmul(random_array<int>({2, 0}), random_array<int>({0, 2}));
   for (int x : ik.to_host()) {
     EXPECT_EQ(x, 0);
   }
@@ -130,9 +130,9 @@ TEST(Matmul, Tf32SwitchStillCloseToFloat32) {
   const auto a = random_array<float>({128, 256});
   const auto b = random_array<float>({256, 64});
   nd::linalg::set_allow_tf32(true);
-  const auto c = nd::matmul(a, b);
+  const nd::ndarray<float> c = nd::matmul(a, b);  // computed now, while TF32 is allowed
   nd::linalg::set_allow_tf32(false);
-  const auto ref = nd::matmul(a.astype<double>(), b.astype<double>());
+  const nd::ndarray<double> ref = nd::matmul(a.astype<double>(), b.astype<double>());
   const auto g = c.to_host();
   const auto r = ref.to_host();
   for (std::size_t i = 0; i < g.size(); ++i) {
@@ -300,7 +300,7 @@ TEST(Handles, CreatedOnlyOnTheDeviceUsedMultiGpu) {
   ASSERT_EQ(nd::linalg::detail::created_handles().blas, 0u);
   const nd::stream s1(1);
   const auto a = nd::asarray<float>(nd::testing::random_values<float>(64), {8, 8}, s1);
-  const auto c = nd::matmul(a, a);
+  const nd::ndarray<float> c = nd::matmul(a, a);
   EXPECT_EQ(c.device(), 1);
   const auto x = nd::linalg::solve(nd::ndarray<float>(a + nd::eye<float>(8, std::nullopt, 0, s1) * 8.0f), a);
   s1.synchronize();

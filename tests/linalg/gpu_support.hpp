@@ -192,5 +192,10 @@ void expect_matmul(const ndcuda::ndarray<R>& got, const ndcuda::ndarray<A>& a, c
     }
   }
 }
+/// The same for the lazy product nd::matmul returns: evaluated once here, then checked.
+template <class R, class A, class B>
+void expect_matmul(const ndcuda::matmul_expr<R>& got, const ndcuda::ndarray<A>& a, const ndcuda::ndarray<B>& b) {
+  expect_matmul(ndcuda::ndarray<R>(got), a, b);
+}
 
 }  // namespace ndcuda::testing

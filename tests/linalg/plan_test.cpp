@@ -119,10 +119,10 @@ TEST(ResultTypes, PromotionAndSolverTypes) {
   static_assert(solver_dtype(nd::dtype::complex64) == nd::dtype::complex64);
   static_assert(
       std::is_same_v<decltype(nd::matmul(std::declval<nd::ndarray<int>>(), std::declval<nd::ndarray<float>>())),
-                     nd::ndarray<double>>);
+                     nd::matmul_expr<double>>);
   static_assert(
       std::is_same_v<decltype(nd::matmul(std::declval<nd::ndarray<__half>>(), std::declval<nd::ndarray<__half>>())),
-                     nd::ndarray<__half>>);
+                     nd::matmul_expr<__half>>);
   static_assert(std::is_same_v<decltype(nd::linalg::inv(std::declval<nd::ndarray<int>>())), nd::ndarray<double>>);
   SUCCEED();
 }

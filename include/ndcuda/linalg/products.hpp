@@ -1,7 +1,7 @@
 /// @file
-/// NumPy's products: matmul, dot, vdot, inner, outer, tensordot, kron (namespace nd::) and
-/// linalg::multi_dot, linalg::matrix_power. Builds on linalg/detail/entry_points.hpp (cuBLAS and
-/// the exact integer kernel, compiled into ndcuda::linalg) and ops/ for the elementwise parts.
+/// NumPy's products: dot, vdot, inner, outer, tensordot, kron (namespace nd::) and
+/// linalg::multi_dot, linalg::matrix_power (matmul: linalg/matmul_expr.hpp). Builds on linalg/detail/entry_points.hpp
+/// (cuBLAS and the exact integer kernel, compiled into ndcuda::linalg) and ops/ for the elementwise parts.
 #pragma once
 
 #include <algorithm>
@@ -10,27 +10,12 @@
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/operands.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
+#include <ndcuda/linalg/matmul_expr.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <string>
 #include <vector>
 
 namespace ndcuda {
-
-/// numpy.matmul (Python's @): 1-d operands are promoted to matrices and that axis is removed from
-/// the result; batch axes broadcast; dtypes promote (int32 @ float32 is float64). Float and
-/// complex go through one cuBLAS call that reads transposed and strided views in place (a copy
-/// only when cuBLAS cannot express the layout); float16/bfloat16 use tensor cores with float32
-/// accumulation; float32 stays exact unless linalg::set_allow_tf32(true); integers and bool are
-/// exact (NumPy's wrap-around). Runs on a's stream.
-template <array_operand X, array_operand Y>
-[[nodiscard]] auto matmul(const X& x, const Y& y) {
-  const ndcuda::detail::op_range<"nd::matmul"> nvtx;
-  const auto a = linalg::detail::to_array(x);
-  const auto b = linalg::detail::to_array(y);
-  using R = promote_t<linalg::detail::value_t<X>, linalg::detail::value_t<Y>>;
-  return linalg::detail::restore<R>(
-      linalg::detail::matmul(linalg::detail::erase(a), linalg::detail::erase(b), dtype_of<R>));
-}
 
 /// numpy.tensordot over explicit axis lists: sums a's axes_a against b's axes_b (pairwise equal
 /// extents); the result has a's remaining axes, then b's.
@@ -78,7 +63,9 @@ template <array_operand X, array_operand Y>
   // A permuted view reshaped to a matrix stays a view whenever the strides allow (transposes do).
   const auto a2 = a.transpose(perm_a).reshape({m, k});
   const auto b2 = b.transpose(perm_b).reshape({k, n});
-  return matmul(a2, b2).reshape(out_shape);
+  using R = promote_t<linalg::detail::value_t<X>, linalg::detail::value_t<Y>>;
+  const ndarray<R> product = matmul(a2, b2);
+  return product.reshape(out_shape);
 }
 
 /// numpy.tensordot(a, b, axes=n): the last n axes of a against the first n of b.
@@ -129,9 +116,9 @@ template <array_operand X, array_operand Y>
   }
   if constexpr (is_complex(dtype_of<linalg::detail::value_t<X>>)) {
     const auto ca = eval(conj(a.ravel()));
-    return matmul(ca, b.ravel());
+    return eval(matmul(ca, b.ravel()));
   } else {
-    return matmul(a.ravel(), b.ravel());
+    return eval(matmul(a.ravel(), b.ravel()));
   }
 }
 
@@ -180,10 +167,6 @@ template <array_operand X, array_operand Y>
 }
 
 namespace linalg {
-
-/// The activation of matmul_epilogue. gelu is the tanh approximation
-/// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as cuBLASLt computes it.
-enum class activation { none = 0, relu = 1, gelu = 2 };
 
 namespace detail {
 

@@ -12,6 +12,7 @@
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/ops/detail/codegen.hpp>
 #include <ndcuda/ops/expression.hpp>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -51,6 +52,37 @@ template <class L, class Op, class... A>
 void collect(const expr<Op, A...>& x, L& out) {
   std::apply([&](const auto&... a) { (collect(a, out), ...); }, x.args);
 }
+
+/// A lazy node that a layer above ops/ computes whole (linalg's matmul_expr): the engines never
+/// see it; evaluation computes it into an array first (lower, ops/reduction_expr.hpp). Before
+/// that, an enclosing tree sees it as one array of its result's layout with no memory yet.
+template <class X>
+concept opaque_node = requires(const X& x) {
+  typename X::computed_whole;
+  x.materialize();
+};
+template <class L, opaque_node X>
+void collect(const X& x, L& out) {
+  out.arrays[static_cast<std::size_t>(out.array_count++)] =
+      leaf_ref{nullptr, &x.layout(), X::type, &x.stream(), x.device()};
+}
+
+/// Customisation point for the layers above ops/ (which ops/ must not include): a partial
+/// specialisation may compute a whole tree of type X holding its lazy node in one library call
+/// (linalg/matmul_expr.hpp: act(matmul + bias) as one cuBLASLt epilogue). evaluate<E> returns
+/// nullopt, assign false, when the tree does not qualify at run time; evaluation then goes on
+/// as usual. Resolved at instantiation, so a tree without such a node costs nothing.
+template <class X>
+struct lazy_rewrite {
+  template <class E>
+  static std::optional<ndarray<E>> evaluate(const X&) {
+    return std::nullopt;
+  }
+  template <class E>
+  static bool assign(const X&, const ndarray<E>&) {
+    return false;
+  }
+};
 
 struct row_program;
 struct inline_plan;
@@ -197,7 +229,9 @@ void evaluate_lazy(const X& x, const ndarray<Out>& out);
 template <class Out, class X>
 void evaluate_into(const X& x, const ndarray<Out>& out) {
   if constexpr (has_lazy_v<X>) {
-    evaluate_lazy(x, out);
+    if (!lazy_rewrite<X>::assign(x, out)) {
+      evaluate_lazy(x, out);
+    }
   } else if constexpr (X::arrays + X::scalars > max_fused_leaves || X::scalars > max_fused_scalars) {
     evaluate_into(split(x), out);
   } else {
@@ -220,6 +254,11 @@ void evaluate_into(const X& x, const ndarray<Out>& out) {
 template <class Op, class... Args>
 template <array_element E>
 ndarray<E> expr<Op, Args...>::evaluate() const {
+  if constexpr (detail::has_lazy_v<expr>) {  // a tree a layer above may compute whole, into its own array
+    if (std::optional<ndarray<E>> whole = detail::lazy_rewrite<expr>::template evaluate<E>(*this)) {
+      return std::move(*whole);
+    }
+  }
   detail::leaves_of<expr> leaves;
   detail::collect(*this, leaves);
   shape_t shape = leaves.arrays[0].layout->shape;

@@ -22,6 +22,14 @@ template <array_operand A>
 [[nodiscard]] auto arctanh(A&& a) {
   return detail::unary<detail::arctanh_op>(std::forward<A>(a));
 }
+/// The GELU activation of neural networks in its tanh approximation (not a NumPy function):
+/// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as torch's gelu(approximate='tanh') and
+/// cuBLASLt's epilogue compute it; integers become float as for tanh, complex is refused.
+/// `nd::gelu(nd::matmul(a, b) + bias)` runs as one cuBLASLt call (docs/linalg.md).
+template <array_operand A>
+[[nodiscard]] auto gelu(A&& a) {
+  return detail::unary<detail::gelu_op>(std::forward<A>(a));
+}
 /// NumPy's square: x * x elementwise, in the operand's dtype (bool gives int8; integers wrap).
 template <array_operand A>
 [[nodiscard]] auto square(A&& a) {

@@ -186,6 +186,10 @@ template <class X>
 X lower(const X& x) {
   return x;
 }
+template <opaque_node X>
+array_leaf<typename X::value_type> lower(const X& x) {  // a node computed whole (evaluate.hpp)
+  return {x.materialize()};
+}
 template <reduce_kind K, class D, class N>
 array_leaf<type_of<reduction_expr<K, D, N>::type>> lower(const reduction_expr<K, D, N>& x) {
   return {x.materialize()};

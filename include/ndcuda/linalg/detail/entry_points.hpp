@@ -28,6 +28,14 @@ struct matmul_report {
 /// kernel for the combination: the caller then composes matmul and elementwise operations.
 [[nodiscard]] erased_array matmul_epilogue(const erased_array& a, const erased_array& b, const erased_array* bias,
                                            dtype out_type, int activation);
+/// The same written into `into` (C-contiguous, (m, n), of out_type, overlapping no operand), as
+/// evaluating `nd::maximum(nd::matmul(a, b) + bias, 0)` into an existing array does. Returns
+/// false, having queued nothing, when cuBLASLt has no kernel for the combination.
+[[nodiscard]] bool matmul_epilogue_into(const erased_array& into, const erased_array& a, const erased_array& b,
+                                        const erased_array* bias, int activation);
+/// Test hook: how many fused cuBLASLt epilogue calls this process has queued (both entry points),
+/// so tests can tell the fused path from the composed one.
+[[nodiscard]] long long epilogue_calls() noexcept;
 
 // ---- solvers (src/linalg/solvers.cpp); `type` is the computation dtype (float32/64, complex) ----
 

@@ -269,6 +269,10 @@ NDCUDA_OPERATION(isneginf, "ndcuda::nd_isneginf", call, same, to_bool, real_numb
                  "isneginf: This operation is not supported for complex values because it would be ambiguous.")
 NDCUDA_OPERATION(isreal, "ndcuda::nd_isreal", call, same, to_bool, any_type, "")
 NDCUDA_OPERATION(iscomplex, "ndcuda::nd_iscomplex", call, same, to_bool, any_type, "")
+// Not a NumPy ufunc: the tanh-approximated GELU of neural networks, as cuBLASLt's GELU epilogue
+// computes it (so linalg can fuse gelu(matmul + bias) into one call with the same values).
+NDCUDA_OPERATION(gelu, "ndcuda::nd_gelu", call, float_of, float_of, real_number,
+                 "gelu is not supported for complex values: apply it to real() and imag() separately")
 #undef NDCUDA_OPERATION
 
 }  // namespace ndcuda::detail

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ndcuda::detail {
@@ -184,10 +185,19 @@ struct row_programs {
   }
 };
 
+/// Whether a tree holds a node computed whole (opaque_node: a product): never in a row program.
+template <class X>
+struct holds_opaque : std::bool_constant<opaque_node<X>> {};
+template <class Op, class... A>
+struct holds_opaque<expr<Op, A...>> : std::bool_constant<(holds_opaque<A>::value || ...)> {};
+template <reduce_kind K, class D, class N>
+struct holds_opaque<reduction_expr<K, D, N>> : holds_opaque<N> {};
+
 /// Whether a tree may go to a row program at all (the rest is checked at run time).
 template <class X>
 constexpr bool row_fusible_type() noexcept {
-  return deep_count<X>::arrays <= max_fused_inputs && deep_count<X>::scalars <= max_fused_scalars &&
+  return !holds_opaque<X>::value && deep_count<X>::arrays <= max_fused_inputs &&
+         deep_count<X>::scalars <= max_fused_scalars &&
          deep_count<X>::arrays + deep_count<X>::scalars <= max_fused_leaves;
 }
 
