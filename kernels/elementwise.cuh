@@ -9,8 +9,12 @@
 #include "ndcuda/indexer.cuh"
 #include "ndcuda/numeric.cuh"
 // A generated kernel whose body calls no ufunc (a copy, a cast, a comparison, most user bodies)
-// defines this and skips ufuncs.cuh, a fifth of NVRTC's parse time for such a kernel.
-#ifndef NDCUDA_KERNEL_WITHOUT_UFUNCS
+// defines NDCUDA_KERNEL_WITHOUT_UFUNCS and skips ufuncs.cuh, a fifth of NVRTC's parse time for
+// such a kernel; one that calls only those of ufuncs_core.cuh (a * b + c) defines
+// NDCUDA_KERNEL_CORE_UFUNCS and parses that small part alone.
+#if defined(NDCUDA_KERNEL_CORE_UFUNCS)
+#include "ndcuda/ufuncs_core.cuh"
+#elif !defined(NDCUDA_KERNEL_WITHOUT_UFUNCS)
 #include "ndcuda/ufuncs.cuh"
 #endif
 
