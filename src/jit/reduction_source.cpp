@@ -109,9 +109,10 @@ std::string reduction_source(const reduction_signature& sig, const reduction_pla
        reduction_args(sig, plan).declaration() + ") {\n";
   s += std::string("  ") + dependent_launch_prologue + "\n";
   if (plan.strategy == reduce_strategy::rows) {
+    // Rows whose length is a multiple of the vector skip the tail loop (TAIL = false).
     s += "  ndcuda::reduce_rows<" + std::to_string(reduce_block) + ", " + std::to_string(plan.group) + ", " +
-         std::to_string(plan.vector) + ">(" + map_init + ", ndcuda_reducer{param}, outer, inner, chunk, out, partials" +
-         args + ");\n";
+         std::to_string(plan.vector) + (plan.vector > 1 && !plan.tail ? ", false" : "") + ">(" + map_init +
+         ", ndcuda_reducer{param}, outer, inner, chunk, out, partials" + args + ");\n";
   } else {
     s += "  ndcuda::reduce_columns(" + map_init + ", ndcuda_reducer{param}, outer, inner, chunk, out, partials" + args +
          ");\n";

@@ -1,6 +1,7 @@
-// Which ufunc helpers a generated kernel parses (kernels/ufuncs_core.cuh alone, all of ufuncs.cuh,
-// or none), the NVRTC compiles that choice must keep working, and a GPU check of expressions and
-// reductions of each kind against a host reference. Builds on src/jit's source generators.
+// What generated kernels leave out so that a first call's NVRTC compile is shorter: ufunc helpers
+// a body does not call (kernels/ufuncs_core.cuh alone, all of ufuncs.cuh, or none) and the tail
+// loop of reductions over rows of whole vectors; the NVRTC compiles each choice must keep working,
+// and GPU checks of each kind against a host reference. Builds on src/jit's source generators.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -51,18 +52,30 @@ jd::reduction_signature sum_of(const std::string& name, const std::string& map) 
   return sig;
 }
 
-// sum(a, 1) of a dense aligned 4096 x 1024 float32 array, planned as the library plans it.
-jd::reduction_plan rows_plan() {
-  const nd::shape_t shape{4096, 1024};
+// A float32 reduction of a dense aligned array of `shape`, planned as the library plans it.
+jd::reduction_plan plan_of(const nd::shape_t& shape, const std::vector<bool>& reduced) {
   const std::vector<nd::strides_t> in{nd::c_strides(shape)};
   const std::vector<std::uintptr_t> addresses{256};
   const std::vector<std::size_t> itemsizes{sizeof(float)};
-  return jd::plan_reduction(shape, {false, true}, nd::strides_t{1, 0}, in, addresses, itemsizes, false);
+  nd::strides_t out(shape.size(), 0);
+  nd::index_t stride = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    if (!reduced[d]) {
+      out[d] = stride;
+      stride *= shape[d];
+    }
+  }
+  return jd::plan_reduction(shape, reduced, out, in, addresses, itemsizes, false);
+}
+
+// sum(a, 1) of 4096 x 1024 float32: rows of whole vectors.
+jd::reduction_plan rows_plan() {
+  return plan_of({4096, 1024}, {false, true});
 }
 
 }  // namespace
 
-TEST(JitUfuncHeaders, TheDefineFollowsTheHelpersABodyNames) {
+TEST(JitLeanKernels, TheDefineFollowsTheHelpersABodyNames) {
   EXPECT_EQ(jd::ufunc_header_define("out = x * 3.5f + y"), none);
   EXPECT_EQ(jd::ufunc_header_define(""), none);
   EXPECT_EQ(jd::ufunc_header_define(fused_abc), core);
@@ -76,7 +89,7 @@ TEST(JitUfuncHeaders, TheDefineFollowsTheHelpersABodyNames) {
   EXPECT_EQ(jd::ufunc_header_define("out = nd_"), "");
 }
 
-TEST(JitUfuncHeaders, EveryCoreHelperCompilesWithTheCoreHeaderAlone) {
+TEST(JitLeanKernels, EveryCoreHelperCompilesWithTheCoreHeaderAlone) {
   const jd::elementwise_signature sig{nd::dtype::float32, {nd::dtype::float32, nd::dtype::float32}};
   const std::string body =
       "out = ndcuda::nd_add(x, y) + ndcuda::nd_subtract(x, y) + ndcuda::nd_multiply(x, y) + "
@@ -93,7 +106,7 @@ TEST(JitUfuncHeaders, EveryCoreHelperCompilesWithTheCoreHeaderAlone) {
   EXPECT_EQ(image.find("is_int"), std::string::npos);
 }
 
-TEST(JitUfuncHeaders, ReductionsParseOnlyWhatTheirMapCalls) {
+TEST(JitLeanKernels, ReductionsParseOnlyWhatTheirMapCalls) {
   const jd::reduction_plan plan = rows_plan();
   const jd::reduction_signature plain = sum_of("plain_map", "out = in0 * 2.0f");
   const jd::reduction_signature full = sum_of("exp_map", "out = ndcuda::nd_exp(in0)");
@@ -112,7 +125,7 @@ TEST(JitUfuncHeaders, ReductionsParseOnlyWhatTheirMapCalls) {
 
 // a * b + c (core helpers), exp (all of ufuncs.cuh) and reductions whose maps call core helpers,
 // none, or others, on fresh random input, against references computed in double on the host.
-TEST(JitUfuncHeaders, GpuExpressionsAndReductionsOfEachKindMatchTheHostReference) {
+TEST(JitLeanKernels, GpuExpressionsAndReductionsOfEachKindMatchTheHostReference) {
   NDCUDA_REQUIRE_GPU();
   std::uniform_real_distribution<float> value(-2.0F, 2.0F);
   const nd::index_t rows = 3;
@@ -166,5 +179,54 @@ TEST(JitUfuncHeaders, GpuExpressionsAndReductionsOfEachKindMatchTheHostReference
     double want = 0;
     for (nd::index_t r = 0; r < rows; ++r) want += std::exp(double(ha[static_cast<std::size_t>(r * cols + k)]));
     ASSERT_NEAR(col_exp[static_cast<std::size_t>(k)], want, 1e-5 * std::max(1.0, want)) << "column " << k;
+  }
+}
+
+TEST(JitLeanKernels, RowsOfWholeVectorsLeaveTheTailLoopOut) {
+  const jd::reduction_plan whole = rows_plan();
+  const jd::reduction_plan ragged = plan_of({4099}, {true});  // one row of 4099: vectors and a tail
+  ASSERT_EQ(whole.vector, 4);
+  ASSERT_EQ(ragged.vector, 4);
+  EXPECT_FALSE(whole.tail);
+  EXPECT_TRUE(ragged.tail);
+  EXPECT_EQ(whole.variant_name(), "r1x1_b32_v4_i32");
+  EXPECT_EQ(ragged.variant_name(), "r1x1_b256_v4t_i32");    // its own kernel
+  EXPECT_FALSE(plan_of({4096, 1000}, {true, false}).tail);  // columns: no vectors, no tail
+  EXPECT_FALSE(plan_of({1000}, {true}).tail);               // 1000 = 250 vectors of 4
+  const jd::reduction_signature sig = sum_of("tails", "out = in0");
+  const std::string whole_source = jd::reduction_source(sig, whole);
+  const std::string ragged_source = jd::reduction_source(sig, ragged);
+  EXPECT_NE(whole_source.find("ndcuda::reduce_rows<256, 32, 4, false>("), std::string::npos) << whole_source;
+  EXPECT_NE(ragged_source.find("ndcuda::reduce_rows<256, 256, 4>("), std::string::npos) << ragged_source;
+  EXPECT_NO_THROW((void)compile(whole_source, jd::reduction_kernel_name(sig, whole))) << whole_source;
+  EXPECT_NO_THROW((void)compile(ragged_source, jd::reduction_kernel_name(sig, ragged))) << ragged_source;
+}
+
+// Sums over rows of whole vectors and of other lengths (so with and without the tail loop), one
+// pass and split, on fresh random input, against sums in double on the host. The ragged rows are
+// views of the first `cols` of `padded` columns, so their starts stay 16-byte aligned (vectors).
+TEST(JitLeanKernels, GpuReductionsWithAndWithoutTheTailMatchTheHostReference) {
+  NDCUDA_REQUIRE_GPU();
+  std::uniform_real_distribution<float> value(-2.0F, 2.0F);
+  const double eps = 1.19e-7;
+  struct sum_case {
+    nd::index_t rows, cols, padded;
+  };
+  const nd::index_t big = nd::index_t{1} << 20;
+  const std::vector<sum_case> cases{
+      {512, 4096, 4096}, {512, 4099, 4100}, {2, big + 4, big + 4}, {2, big + 3, big + 4}, {1, 4099, 4099}};
+  for (const sum_case& c : cases) {
+    std::vector<float> host(static_cast<std::size_t>(c.rows * c.padded));
+    for (float& x : host) x = value(nd::testing::rng());
+    const auto full = nd::asarray(host, {c.rows, c.padded});
+    const auto a = full(nd::all, nd::slice(0, c.cols));
+    const std::vector<float> got = nd::sum(a, 1).to_host();
+    ASSERT_EQ(got.size(), static_cast<std::size_t>(c.rows));
+    for (nd::index_t r = 0; r < c.rows; ++r) {
+      double want = 0;
+      for (nd::index_t k = 0; k < c.cols; ++k) want += double(host[static_cast<std::size_t>(r * c.padded + k)]);
+      ASSERT_NEAR(got[static_cast<std::size_t>(r)], want, 8.0 * double(c.cols) * eps * 2.0)
+          << c.rows << " x " << c.cols << " of " << c.padded << ", row " << r;
+    }
   }
 }
