@@ -59,7 +59,7 @@ void check_kernel_identifier(std::string_view name, std::string_view what) {
 std::string elementwise_kernel_name(std::string_view name, const elementwise_plan& plan) {
   std::string kernel(name);
   if (plan.contiguous) {
-    kernel += "__c" + std::to_string(plan.vector);
+    kernel += "__c" + std::to_string(plan.vector) + (plan.tail && plan.vector > 1 ? "t" : "");
   } else {
     kernel += (plan.tiled() ? "__t" : "__s") + std::to_string(plan.ndim());
     if (plan.row_vectors()) {
@@ -176,8 +176,10 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
   std::string call;  // the template that does the work
   if (plan.contiguous) {
     head = "extern \"C\" __global__ void " + kernel + declaration;
-    call = "ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
-           ", n, out" + call_args + ");";
+    // Sizes that are a multiple of the vector need no scalar tail loop (TAIL = false).
+    const bool whole = plan.vector > 1 && !plan.tail;
+    call = "ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + (whole ? ", false" : "") +
+           ">(" + body_init + ", n, out" + call_args + ");";
   } else if (plan.tiled()) {
     // The launcher's block is exactly tile_edge x tile_block_rows threads; the bound keeps the
     // register count low enough for that block on any body.

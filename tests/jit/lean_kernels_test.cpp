@@ -230,3 +230,57 @@ TEST(JitLeanKernels, GpuReductionsWithAndWithoutTheTailMatchTheHostReference) {
     }
   }
 }
+
+TEST(JitLeanKernels, ContiguousSizesOfWholeVectorsLeaveTheScalarTailOut) {
+  const std::vector<std::uintptr_t> aligned{256, 256, 256, 256};
+  const std::vector<std::size_t> sizes{4, 4, 4, 4};
+  const jd::elementwise_plan whole = jd::plan_contiguous(1024, aligned, sizes);
+  const jd::elementwise_plan ragged = jd::plan_contiguous(1027, aligned, sizes);
+  const jd::elementwise_plan scalar = jd::plan_contiguous(1027, std::vector<std::uintptr_t>{256, 4, 256, 256}, sizes);
+  ASSERT_EQ(whole.vector, 4);
+  ASSERT_EQ(ragged.vector, 4);
+  ASSERT_EQ(scalar.vector, 1);
+  EXPECT_FALSE(whole.tail);
+  EXPECT_TRUE(ragged.tail);
+  EXPECT_FALSE(scalar.tail);  // one element per step: the loop is the whole kernel
+  EXPECT_NE(whole.variant(), ragged.variant());
+  EXPECT_LT(ragged.variant(), jd::elementwise_variant_count);
+  const jd::elementwise_signature sig{nd::dtype::float32, {nd::dtype::float32, nd::dtype::float32, nd::dtype::float32}};
+  EXPECT_EQ(jd::elementwise_kernel_name("abc", whole), "abc__c4_i32");
+  EXPECT_EQ(jd::elementwise_kernel_name("abc", ragged), "abc__c4t_i32");
+  const std::string whole_source = jd::elementwise_source(fused_abc, "abc", sig, whole);
+  const std::string ragged_source = jd::elementwise_source(fused_abc, "abc", sig, ragged);
+  const std::string scalar_source = jd::elementwise_source(fused_abc, "abc", sig, scalar);
+  EXPECT_NE(whole_source.find("ndcuda::elementwise_contiguous<4, int, false>("), std::string::npos) << whole_source;
+  EXPECT_NE(ragged_source.find("ndcuda::elementwise_contiguous<4, int>("), std::string::npos) << ragged_source;
+  EXPECT_NE(scalar_source.find("ndcuda::elementwise_contiguous<1, int>("), std::string::npos) << scalar_source;
+  EXPECT_NO_THROW((void)compile(whole_source, jd::elementwise_kernel_name("abc", whole))) << whole_source;
+  EXPECT_NO_THROW((void)compile(ragged_source, jd::elementwise_kernel_name("abc", ragged))) << ragged_source;
+}
+
+// a * b + c over sizes with and without a tail (and too small for one vector), on fresh random
+// input, against the host in double.
+TEST(JitLeanKernels, GpuContiguousExpressionsWithAndWithoutTheTailMatchTheHostReference) {
+  NDCUDA_REQUIRE_GPU();
+  std::uniform_real_distribution<float> value(-2.0F, 2.0F);
+  for (const nd::index_t n : {nd::index_t{1} << 20, (nd::index_t{1} << 20) + 3, nd::index_t{3}, nd::index_t{8}}) {
+    std::vector<float> ha(static_cast<std::size_t>(n));
+    std::vector<float> hb(ha.size());
+    std::vector<float> hc(ha.size());
+    for (std::size_t i = 0; i < ha.size(); ++i) {
+      ha[i] = value(nd::testing::rng());
+      hb[i] = value(nd::testing::rng());
+      hc[i] = value(nd::testing::rng());
+    }
+    const auto a = nd::asarray(ha, {n});
+    const auto b = nd::asarray(hb, {n});
+    const auto c = nd::asarray(hc, {n});
+    const nd::ndarray<float> r = a * b + c;
+    const std::vector<float> got = r.to_host();
+    ASSERT_EQ(got.size(), ha.size());
+    for (std::size_t i = 0; i < ha.size(); ++i) {
+      const double want = double(ha[i]) * double(hb[i]) + double(hc[i]);
+      ASSERT_NEAR(got[i], want, 1e-5 * std::max(1.0, std::abs(want))) << "n = " << n << ", element " << i;
+    }
+  }
+}
