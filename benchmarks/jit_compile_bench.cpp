@@ -1,8 +1,12 @@
 // First-call NVRTC compile time, measured on the CPU (NVRTC needs no GPU): a new elementwise kernel
 // and a new reduction, generated exactly as the library generates them, compiled for sm_90 with
-// the disk cache off. Builds on the jit engine's internals (src/jit) and the reduction table (src/ops).
+// the disk cache off; with a GPU, also the whole cold first call of each. Builds on the jit
+// engine's internals (src/jit) and the reduction table (src/ops).
 #include <benchmark/benchmark.h>
 
+#include <ndcuda/array/creation.hpp>
+#include <ndcuda/device/device.hpp>
+#include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/ops/detail/reduce_engine.hpp>
@@ -57,6 +61,20 @@ void compile_new_elementwise(benchmark::State& state) {
   state.SetLabel("elementwise_kernel<float(float, float)>, contiguous variant; GPU goal <= 40 ms");
 }
 
+// a * b + c of three dense float32 arrays, as the library fuses it: the body the expression code
+// generator writes (src/ops/codegen.cpp spells operators as ndcuda::nd_<ufunc> calls), the variant
+// a first launch on dense aligned arrays compiles. Each iteration renames the kernel: the body
+// holds no constant to vary.
+void compile_new_fused_expression(benchmark::State& state) {
+  for (auto _ : state) {
+    const auto st = jd::make_elementwise_state("out = ndcuda::nd_add(ndcuda::nd_multiply(in0, in1), in2)",
+                                               "nd_fused_" + std::to_string(next_unique()), nd::dtype::float32,
+                                               {nd::dtype::float32, nd::dtype::float32, nd::dtype::float32});
+    jd::compile_elementwise(*st, sm90);
+  }
+  state.SetLabel("a * b + c, float32 (ndcuda::nd_add/nd_multiply), contiguous variant; GPU goal <= 40 ms");
+}
+
 // The first pass of sum(a * c, axis=1) over a dense 4096 x 1024 float32 array: rows, vectors, one
 // split (benchmarks/reduction_bench.cpp's cold case; no second pass is compiled there).
 void compile_new_reduction_rows(benchmark::State& state) {
@@ -106,12 +124,62 @@ void compile_new_reduction_full(benchmark::State& state) {
                               : "sum(a), 2^24 float32: both passes in turn (baseline)");
 }
 
+// ---- On the GPU: the whole cold first call (compile, module load, launch, result), the figures
+// the goals name (H200: a new elementwise kernel <= 40 ms, a new reduction <= 100 ms).
+
+bool have_gpu(benchmark::State& state) {
+  if (nd::device_count() == 0) {
+    state.SkipWithError("no CUDA device: the first-call figures need one (the compile figures above do not)");
+    return false;
+  }
+  return true;
+}
+
+// a * b + c into out, 2^24 float32 each, a kernel no earlier call compiled.
+void first_call_cold_fused_expression(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = nd::index_t{1} << 24;
+  const auto a = nd::zeros<float>({n});
+  const auto b = nd::zeros<float>({n});
+  const auto c = nd::zeros<float>({n});
+  auto out = nd::empty<float>({n});
+  const void* in[] = {a.data(), b.data(), c.data()};
+  const nd::device_guard guard(out.device());  // as benchmarks/jit_bench.cpp's cold first call
+  for (auto _ : state) {
+    const auto st = jd::make_elementwise_state("out = ndcuda::nd_add(ndcuda::nd_multiply(in0, in1), in2)",
+                                               "nd_fused_" + std::to_string(next_unique()), nd::dtype::float32,
+                                               {nd::dtype::float32, nd::dtype::float32, nd::dtype::float32});
+    jd::launch_elementwise(*st, n, out.data(), in, out.stream());
+    out.stream().synchronize();
+  }
+  state.SetLabel("a * b + c, 2^24 float32: compile + load + launch; goal <= 40 ms on an H200");
+}
+
+// sum(a * c, axis=1) of 4096 x 1024 float32 (benchmarks/reduction_bench.cpp's cold case).
+void first_call_cold_reduction(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = nd::zeros<float>({4096, 1024});
+  auto out = nd::empty<float>({4096});
+  const nd::detail::leaf_ref input{a.data(), &a.layout(), nd::dtype::float32, &a.stream(), a.device()};
+  const nd::detail::leaf_ref target{out.data(), &out.layout(), nd::dtype::float32, &out.stream(), out.device()};
+  constexpr nd::detail::reduce_spec spec{nd::detail::reduce_kind::sum, nd::dtype::float32, nd::dtype::float32,
+                                         nd::dtype::float32};
+  for (auto _ : state) {
+    const auto st = nd::detail::make_reduction_state("out = in0 * " + constant(), spec, {&input, 1}, {});
+    const auto call = nd::detail::prepare_reduction(spec.kind, {&input, 1}, std::vector<int>{1}, false);
+    nd::detail::run_reduction(*st, call, target, {&input, 1}, nullptr, 0.0);
+    out.stream().synchronize();
+  }
+  state.SetLabel("sum(a * c, 1), 4096 x 1024 float32: compile + load + launch; goal <= 100 ms on an H200");
+}
+
 }  // namespace
 
 // The first compile in a process also pays NVRTC's own start-up (tens of ms): measured once, first.
 BENCHMARK(compile_new_elementwise)->Name("first_compile_in_process")->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(compile_floor_empty_kernel)->Iterations(15)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(compile_new_elementwise)->Iterations(15)->Repetitions(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(compile_new_fused_expression)->Iterations(15)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(compile_new_reduction_rows)->Iterations(10)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(compile_new_reduction_full)
     ->ArgName("side_by_side")
@@ -121,3 +189,5 @@ BENCHMARK(compile_new_reduction_full)
     ->Repetitions(3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(first_call_cold_fused_expression)->Iterations(15)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(first_call_cold_reduction)->Iterations(10)->Unit(benchmark::kMillisecond)->UseRealTime();

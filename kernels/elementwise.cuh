@@ -9,8 +9,12 @@
 #include "ndcuda/indexer.cuh"
 #include "ndcuda/numeric.cuh"
 // A generated kernel whose body calls no ufunc (a copy, a cast, a comparison, most user bodies)
-// defines this and skips ufuncs.cuh, a fifth of NVRTC's parse time for such a kernel.
-#ifndef NDCUDA_KERNEL_WITHOUT_UFUNCS
+// defines NDCUDA_KERNEL_WITHOUT_UFUNCS and skips ufuncs.cuh, a fifth of NVRTC's parse time for
+// such a kernel; one that calls only those of ufuncs_core.cuh (a * b + c) defines
+// NDCUDA_KERNEL_CORE_UFUNCS and parses that small part alone.
+#if defined(NDCUDA_KERNEL_CORE_UFUNCS)
+#include "ndcuda/ufuncs_core.cuh"
+#elif !defined(NDCUDA_KERNEL_WITHOUT_UFUNCS)
 #include "ndcuda/ufuncs.cuh"
 #endif
 
@@ -203,8 +207,10 @@ __forceinline__ void vector_rows(const Op& op, const strided_indexer<2, 1 + size
 
 /// Every operand dense and laid out alike, n elements. With VEC > 1 each thread handles VEC
 /// neighbours per step through aligned vectors: the host picks VEC > 1 only when every pointer is
-/// aligned to VEC elements. A grid-stride loop, so any grid size is correct.
-template <int VEC, class IndexT, class Op, class Out, class... In>
+/// aligned to VEC elements. A grid-stride loop, so any grid size is correct. TAIL = false (with
+/// VEC > 1): the caller promises n is a multiple of VEC, so the scalar loop over the last
+/// elements is left out (less code for NVRTC to compile on a first call).
+template <int VEC, class IndexT, bool TAIL = true, class Op, class Out, class... In>
 __forceinline__ void elementwise_contiguous(const Op& op, IndexT n, Out* out, const In... in) {
   const IndexT step = IndexT(gridDim.x) * IndexT(blockDim.x);
   IndexT first = IndexT(blockIdx.x) * IndexT(blockDim.x) + IndexT(threadIdx.x);
@@ -216,8 +222,10 @@ __forceinline__ void elementwise_contiguous(const Op& op, IndexT n, Out* out, co
     }
     first += vectors * VEC;  // the tail, fewer than VEC elements, one per thread
   }
+  if constexpr (VEC == 1 || TAIL) {
 #pragma unroll 1
-  for (IndexT i = first; i < n; i += step) op(out[i], in[i]...);
+    for (IndexT i = first; i < n; i += step) op(out[i], in[i]...);
+  }
 }
 
 /// Any layout: broadcast inputs (stride 0), reversed or transposed views. The host has collapsed

@@ -15,13 +15,14 @@ using half = ::__half;
 using bfloat16 = ::__nv_bfloat16;
 #endif
 
+// An enumerator, not a static member, which would become a __device__ variable (ufuncs_core.cuh).
 template <class T>
 struct is_complex {
-  static constexpr bool value = false;
+  enum : bool { value = false };
 };
 template <class T>
 struct is_complex<complex<T>> {
-  static constexpr bool value = true;
+  enum : bool { value = true };
 };
 
 namespace detail {

@@ -1,5 +1,5 @@
 // The reducers of JIT reductions: what each NumPy reduction accumulates, its identity, how two
-// partial results combine, and the final value. Builds on numeric.cuh and ufuncs.cuh.
+// partial results combine, and the final value. Builds on numeric.cuh and ufuncs_core.cuh.
 //
 // Every reducer R over values V has `double param` (ddof for var/std) and
 //   acc identity() const; acc map(const V&, long long index) const;
@@ -9,7 +9,7 @@
 #pragma once
 
 #include "ndcuda/numeric.cuh"
-#include "ndcuda/ufuncs.cuh"
+#include "ndcuda/ufuncs_core.cuh"
 
 namespace ndcuda {
 namespace detail {
@@ -23,17 +23,18 @@ struct real_of<complex<T>> {
   using type = T;
 };
 
+// Enumerators, not static members, which would become __device__ variables (ufuncs_core.cuh).
 template <class T>
 struct is_float_type {
-  static constexpr bool value = false;
+  enum : bool { value = false };
 };
 template <>
 struct is_float_type<float> {
-  static constexpr bool value = true;
+  enum : bool { value = true };
 };
 template <>
 struct is_float_type<double> {
-  static constexpr bool value = true;
+  enum : bool { value = true };
 };
 
 // The extremes of each accumulator type: +-infinity for floats, the range's ends for integers.

@@ -135,8 +135,10 @@ __forceinline__ void fold_vectors(const R& r, const Map& map, Acc& acc, IndexT k
 /// Rows: GROUP threads (a warp, or the whole BLOCK) fold each output's reduced elements, which
 /// blockIdx.y splits into chunks of `chunk` (a multiple of VEC). With VEC > 1 the rows are dense
 /// (one reduced dimension of stride 1 in every input) and start VEC-aligned: aligned vector loads.
-template <int BLOCK, int GROUP, int VEC, class Map, class R, int NO, int NA, int NR, int NI, class IndexT, class Out,
-          class... In>
+/// TAIL = false: the caller promises rows of a multiple of VEC elements, so the loop over the last
+/// few is left out (less code for NVRTC to compile on a first call).
+template <int BLOCK, int GROUP, int VEC, bool TAIL = true, class Map, class R, int NO, int NA, int NR, int NI,
+          class IndexT, class Out, class... In>
 __forceinline__ void reduce_rows(const Map& map, const R& r, const strided_indexer<NO, NA, IndexT>& outer,
                                  const strided_indexer<NR, NI, IndexT>& inner, IndexT chunk, Out* out, void* partials,
                                  const In... in) {
@@ -158,12 +160,14 @@ __forceinline__ void reduce_rows(const Map& map, const R& r, const strided_index
       }
       // The tail: fewer than VEC elements per row, so at most one step per lane; unrolled it
       // would only add code for NVRTC to compile.
+      if constexpr (TAIL) {
 #pragma unroll 1
-      for (IndexT k = vector_end + lane; k < end; k += GROUP) {
-        IndexT off[NI];
+        for (IndexT k = vector_end + lane; k < end; k += GROUP) {
+          IndexT off[NI];
 #pragma unroll
-        for (int a = 0; a < NI; ++a) off[a] = k;
-        acc = r.combine(acc, r.map(detail::map_at(map, base, off, inputs(), in...), (long long)k));
+          for (int a = 0; a < NI; ++a) off[a] = k;
+          acc = r.combine(acc, r.map(detail::map_at(map, base, off, inputs(), in...), (long long)k));
+        }
       }
     } else {
 #pragma unroll 4

@@ -1,67 +1,12 @@
 // Device helpers behind ndcuda's operators and ufuncs (nd_add, nd_floor_divide, nd_maximum, ...),
-// with NumPy's semantics where C++'s differ. Builds on numeric.cuh; ops/ generates calls to them.
+// with NumPy's semantics where C++'s differ. Builds on numeric.cuh and ufuncs_core.cuh (the common
+// few, which it includes); ops/ generates calls to them.
 #pragma once
 
 #include "ndcuda/numeric.cuh"
+#include "ndcuda/ufuncs_core.cuh"
 
 namespace ndcuda {
-
-namespace detail {
-// Spelled out per type: NVRTC kernels include no <type_traits>.
-template <class T>
-struct is_int {
-  static constexpr bool value = false;
-};
-template <class T>
-struct is_signed_int {
-  static constexpr bool value = false;
-};
-#define NDCUDA_INT_TRAIT(type, is_signed)    \
-  template <>                                \
-  struct is_int<type> {                      \
-    static constexpr bool value = true;      \
-  };                                         \
-  template <>                                \
-  struct is_signed_int<type> {               \
-    static constexpr bool value = is_signed; \
-  };
-NDCUDA_INT_TRAIT(signed char, true)
-NDCUDA_INT_TRAIT(short, true)
-NDCUDA_INT_TRAIT(int, true)
-NDCUDA_INT_TRAIT(long long, true)
-NDCUDA_INT_TRAIT(unsigned char, false)
-NDCUDA_INT_TRAIT(unsigned short, false)
-NDCUDA_INT_TRAIT(unsigned int, false)
-NDCUDA_INT_TRAIT(unsigned long long, false)
-#undef NDCUDA_INT_TRAIT
-template <class T>
-struct bits_of {
-  static constexpr int value = int(sizeof(T)) * 8;
-};
-}  // namespace detail
-
-// Every helper takes and returns its compute type T (float for half and bfloat16: the host casts
-// operands first). T(...) around integer results wraps as NumPy's fixed-width arithmetic does.
-template <class T>
-__forceinline__ T nd_add(T a, T b) {
-  return T(a + b);
-}
-template <class T>
-__forceinline__ T nd_subtract(T a, T b) {
-  return T(a - b);
-}
-template <class T>
-__forceinline__ T nd_multiply(T a, T b) {
-  return T(a * b);
-}
-template <class T>
-__forceinline__ T nd_true_divide(T a, T b) {
-  return a / b;
-}
-template <class T>
-__forceinline__ T nd_negative(T a) {
-  return T(-a);
-}
 
 // Integer division rounds toward minus infinity; a zero divisor gives 0 (NumPy warns and gives
 // 0 too), and MIN / -1 wraps to MIN rather than trapping.
@@ -153,60 +98,6 @@ __forceinline__ bool nd_power(bool a, bool b) {
   return a || !b;
 }
 
-// maximum/minimum propagate NaN (either operand); fmax/fmin ignore it, as in NumPy.
-template <class T>
-__forceinline__ T nd_maximum(T a, T b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  return a > b ? a : b;
-}
-template <class T>
-__forceinline__ T nd_minimum(T a, T b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  return a < b ? a : b;
-}
-template <class T>
-__forceinline__ T nd_fmax(T a, T b) {
-  if (a != a) return b;
-  if (b != b) return a;
-  return a > b ? a : b;
-}
-template <class T>
-__forceinline__ T nd_fmin(T a, T b) {
-  if (a != a) return b;
-  if (b != b) return a;
-  return a < b ? a : b;
-}
-
-// Complex: NumPy 2's loops. maximum/minimum return the first operand with a NaN part, else the
-// lexicographically larger/smaller (the first on a tie); fmax/fmin return the other operand when
-// one has a NaN part (the first when both do).
-template <class T>
-__forceinline__ complex<T> nd_maximum(complex<T> a, complex<T> b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  return a >= b ? a : b;
-}
-template <class T>
-__forceinline__ complex<T> nd_minimum(complex<T> a, complex<T> b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  return a <= b ? a : b;
-}
-template <class T>
-__forceinline__ complex<T> nd_fmax(complex<T> a, complex<T> b) {
-  if (b != b) return a;
-  if (a != a) return b;
-  return a >= b ? a : b;
-}
-template <class T>
-__forceinline__ complex<T> nd_fmin(complex<T> a, complex<T> b) {
-  if (b != b) return a;
-  if (a != a) return b;
-  return a <= b ? a : b;
-}
-
 // Shifts by at least the width give 0 (or -1 for a negative value shifted right), as NumPy does,
 // instead of C++'s undefined behaviour; negative counts behave like too-large ones.
 template <class T>
@@ -227,67 +118,11 @@ __forceinline__ T nd_invert(T a) {
   return T(~a);
 }
 
-template <class T>
-__forceinline__ T nd_abs(T a) {
-  if constexpr (detail::is_int<T>::value) {
-    return T(a < T(0) ? T(T(0) - a) : a);
-  } else {
-    return ::fabs(a);
-  }
-}
-__forceinline__ bool nd_abs(bool a) {
-  return a;
-}
-template <class T>
-__forceinline__ T nd_abs(const complex<T>& z) {
-  return abs(z);
-}
-
 // sign: -1, 0 or 1 (NaN stays NaN).
 template <class T>
 __forceinline__ T nd_sign(T a) {
   if (a != a) return a;
   return T(a > T(0) ? T(1) : (a < T(0) ? T(-1) : T(0)));
-}
-
-template <class T>
-__forceinline__ bool nd_isnan(T a) {
-  return a != a;
-}
-template <class T>
-__forceinline__ bool nd_isinf(T a) {
-  if constexpr (detail::is_int<T>::value) {
-    return false;
-  } else {
-    return ::isinf(a);
-  }
-}
-template <class T>
-__forceinline__ bool nd_isfinite(T a) {
-  if constexpr (detail::is_int<T>::value) {
-    return true;
-  } else {
-    return ::isfinite(a);
-  }
-}
-// bool is neither an integer trait nor has ::isinf: never infinite, always finite (as NumPy).
-__forceinline__ bool nd_isinf(bool) {
-  return false;
-}
-__forceinline__ bool nd_isfinite(bool) {
-  return true;
-}
-template <class T>
-__forceinline__ bool nd_isnan(const complex<T>& z) {
-  return z.real() != z.real() || z.imag() != z.imag();
-}
-template <class T>
-__forceinline__ bool nd_isinf(const complex<T>& z) {
-  return ::isinf(z.real()) || ::isinf(z.imag());
-}
-template <class T>
-__forceinline__ bool nd_isfinite(const complex<T>& z) {
-  return ::isfinite(z.real()) && ::isfinite(z.imag());
 }
 
 template <class T>

@@ -90,6 +90,9 @@ int elementwise_plan::variant() const {
     return 12 + 2 * elementwise_max_ndim + (log2_of(vector) - 1) * 2 + (index64 ? 1 : 0);
   }
   if (contiguous) {
+    if (tail && vector > 1) {
+      return 20 + 2 * elementwise_max_ndim + (log2_of(vector) - 1) * 2 + (index64 ? 1 : 0);
+    }
     return log2_of(vector) * 2 + (index64 ? 1 : 0);
   }
   if (tiled()) {
@@ -121,6 +124,7 @@ elementwise_plan plan_contiguous(index_t n, std::span<const std::uintptr_t> addr
     vector /= 2;
   }
   plan.vector = vector;
+  plan.tail = vector > 1 && n % vector != 0;
   return plan;
 }
 

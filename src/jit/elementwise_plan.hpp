@@ -19,8 +19,9 @@ inline constexpr int elementwise_max_ndim = 32;
 inline constexpr index_t index32_limit = index_t{1} << 30;
 /// Contiguous variants: vector widths 1, 2, 4, 8, 16 by index width; then strided ndim 1..32
 /// (ndim 2 runs as a 2-d grid of rows and columns, no div/mod per element); then 2-d tiled; then
-/// the 2-d grid with vectors along the rows, widths 2, 4, 8, 16 by index width.
-inline constexpr int elementwise_variant_count = 20 + 2 * elementwise_max_ndim;
+/// the 2-d grid with vectors along the rows, widths 2, 4, 8, 16 by index width; then contiguous
+/// with a tail (sizes not a multiple of the vector), widths 2, 4, 8, 16 by index width.
+inline constexpr int elementwise_variant_count = 28 + 2 * elementwise_max_ndim;
 /// Threads per block of the vectorised 2-d variant (its kernels' launch bound).
 inline constexpr int row_vector_block = 256;
 /// The tiled variant's tile edge and its block (tile_edge x tile_block_rows threads, each thread
@@ -49,6 +50,9 @@ struct elementwise_plan {
   /// Elements per aligned vector access. Contiguous: along the whole array; 2-d (not tiled), when
   /// above 1: along each row (the vectorised 2-d variant, its row starts all aligned).
   int vector = 1;
+  /// Contiguous with vectors: the size is not a multiple of `vector`, so the kernel carries a
+  /// scalar loop over the last elements; without it NVRTC compiles ~10% less (docs/jit.md).
+  bool tail = false;
   index_t size = 0;
   shape_t shape;                   ///< strided: collapsed iteration shape, outermost first
   std::vector<strides_t> strides;  ///< strided: per operand (output first), collapsed

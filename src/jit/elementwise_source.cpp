@@ -10,7 +10,36 @@ namespace {
 
 constexpr const char* aliases[] = {"x", "y", "z", "w"};
 
+// The helpers of kernels/ufuncs_core.cuh: a body that calls only these parses that small header
+// instead of all of ufuncs.cuh (and what it includes), about 4 ms of each compile (docs/jit.md).
+constexpr std::string_view core_ufuncs[] = {"nd_add",     "nd_subtract", "nd_multiply", "nd_true_divide", "nd_negative",
+                                            "nd_maximum", "nd_minimum",  "nd_fmax",     "nd_fmin",        "nd_abs",
+                                            "nd_isnan",   "nd_isinf",    "nd_isfinite"};
+
+bool identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 }  // namespace
+
+std::string ufunc_header_define(std::string_view body) {
+  bool any = false;
+  for (std::size_t at = body.find("nd_"); at != std::string_view::npos; at = body.find("nd_", at + 3)) {
+    if (at > 0 && identifier_char(body[at - 1])) {
+      continue;  // inside another name (band_width), not a helper's
+    }
+    std::size_t end = at + 3;
+    while (end < body.size() && identifier_char(body[end])) {
+      ++end;
+    }
+    const std::string_view name = body.substr(at, end - at);
+    if (std::find(std::begin(core_ufuncs), std::end(core_ufuncs), name) == std::end(core_ufuncs)) {
+      return "";  // anything else (or a name of the user's own) gets every helper, as before
+    }
+    any = true;
+  }
+  return any ? "#define NDCUDA_KERNEL_CORE_UFUNCS 1" : "#define NDCUDA_KERNEL_WITHOUT_UFUNCS 1";
+}
 
 void check_kernel_identifier(std::string_view name, std::string_view what) {
   const auto valid = [](char c, bool first) {
@@ -30,7 +59,7 @@ void check_kernel_identifier(std::string_view name, std::string_view what) {
 std::string elementwise_kernel_name(std::string_view name, const elementwise_plan& plan) {
   std::string kernel(name);
   if (plan.contiguous) {
-    kernel += "__c" + std::to_string(plan.vector);
+    kernel += "__c" + std::to_string(plan.vector) + (plan.tail && plan.vector > 1 ? "t" : "");
   } else {
     kernel += (plan.tiled() ? "__t" : "__s") + std::to_string(plan.ndim());
     if (plan.row_vectors()) {
@@ -91,10 +120,8 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
         : plan.row_vectors() ? "2-d, " + std::to_string(plan.vector) + " per vector along rows"
                              : "strided, " + std::to_string(plan.ndim()) + "-d") +
        ", " + (plan.index64 ? "64" : "32") + "-bit indexing");
-  // Every helper a fused expression calls is ndcuda::nd_<name> (kernels/ufuncs.cuh); a body that
-  // names none needs no ufuncs.cuh, which is about 4 ms of each compile (docs/jit.md).
-  if (body.find("nd_") == std::string_view::npos) {
-    emit("#define NDCUDA_KERNEL_WITHOUT_UFUNCS 1");
+  if (const std::string define = ufunc_header_define(body); !define.empty()) {
+    emit(define);
   }
   if (uses(dtype::float16)) {
     emit("#include <cuda_fp16.h>");
@@ -152,8 +179,10 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
   std::string call;  // the template that does the work
   if (plan.contiguous) {
     head = "extern \"C\" __global__ void " + kernel + declaration;
-    call = "ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + ">(" + body_init +
-           ", n, out" + call_args + ");";
+    // Sizes that are a multiple of the vector need no scalar tail loop (TAIL = false).
+    const bool whole = plan.vector > 1 && !plan.tail;
+    call = "ndcuda::elementwise_contiguous<" + std::to_string(plan.vector) + ", " + index + (whole ? ", false" : "") +
+           ">(" + body_init + ", n, out" + call_args + ");";
   } else if (plan.tiled()) {
     // The launcher's block is exactly tile_edge x tile_block_rows threads; the bound keeps the
     // register count low enough for that block on any body.

@@ -46,4 +46,11 @@ struct elementwise_signature {
 /// Throws error unless `name` is a C identifier (it names the generated kernel).
 void check_kernel_identifier(std::string_view name, std::string_view what);
 
+/// The line that tells kernels/elementwise.cuh which ufunc helpers `body` needs: every helper a
+/// fused expression calls is ndcuda::nd_<name>, so a body naming none defines
+/// NDCUDA_KERNEL_WITHOUT_UFUNCS, one naming only those of ufuncs_core.cuh defines
+/// NDCUDA_KERNEL_CORE_UFUNCS, and any other gets "" (all of ufuncs.cuh). Parsing less saves NVRTC
+/// time on every first call (docs/jit.md, "First-call compile time").
+[[nodiscard]] std::string ufunc_header_define(std::string_view body);
+
 }  // namespace ndcuda::jit::detail

@@ -66,7 +66,7 @@ std::string reduction_plan::variant_name() const {
   std::string s = strategy == reduce_strategy::rows ? "r" : "c";
   s += std::to_string(out_ndim()) + "x" + std::to_string(red_ndim());
   if (strategy == reduce_strategy::rows) {
-    s += "_b" + std::to_string(group) + "_v" + std::to_string(vector);
+    s += "_b" + std::to_string(group) + "_v" + std::to_string(vector) + (tail ? "t" : "");
   }
   s += index64 ? "_i64" : "_i32";
   return s;
@@ -168,6 +168,8 @@ reduction_plan plan_reduction(std::span<const index_t> shape, const std::vector<
       }
     }
   }
+  // Every split's chunk is a multiple of the vector (reduction.cpp), so only the length decides.
+  plan.tail = plan.vector > 1 && plan.reduced % plan.vector != 0;
   return plan;
 }
 

@@ -13,13 +13,16 @@ std::string type(dtype t) {
   return std::string(cuda_type_name(t));
 }
 
-std::string header(const reduction_signature& sig) {
+// `map` is the map statement of the first pass, empty for the second: what it calls decides which
+// ufunc helpers are parsed (reducers.cuh itself needs only ufuncs_core.cuh).
+std::string header(const reduction_signature& sig, std::string_view map) {
   const auto uses = [&](dtype t) {
     return sig.value == t || sig.out == t || std::find(sig.in.begin(), sig.in.end(), t) != sig.in.end() ||
            std::find(sig.scalars.begin(), sig.scalars.end(), t) != sig.scalars.end() ||
            sig.map_statement.find(cuda_type_name(t)) != std::string::npos;  // astype<__half>() in the map
   };
-  std::string s;
+  std::string s = ufunc_header_define(map);
+  s += s.empty() ? "" : "\n";
   if (uses(dtype::float16)) {
     s += "#include <cuda_fp16.h>\n";
   }
@@ -80,7 +83,7 @@ kernel_args finish_args(const reduction_signature& sig, const reduction_plan& pl
 std::string reduction_source(const reduction_signature& sig, const reduction_plan& plan) {
   const std::string kernel = reduction_kernel_name(sig, plan);
   std::string s = "// ndcuda reduction '" + sig.name + "', variant " + plan.variant_name() + "\n";
-  s += header(sig);
+  s += header(sig, sig.map_statement);
   s += "struct ndcuda_map {\n";
   for (std::size_t i = 0; i < sig.scalars.size(); ++i) {
     s += "  " + type(sig.scalars[i]) + " s" + std::to_string(i) + ";\n";
@@ -106,9 +109,10 @@ std::string reduction_source(const reduction_signature& sig, const reduction_pla
        reduction_args(sig, plan).declaration() + ") {\n";
   s += std::string("  ") + dependent_launch_prologue + "\n";
   if (plan.strategy == reduce_strategy::rows) {
+    // Rows whose length is a multiple of the vector skip the tail loop (TAIL = false).
     s += "  ndcuda::reduce_rows<" + std::to_string(reduce_block) + ", " + std::to_string(plan.group) + ", " +
-         std::to_string(plan.vector) + ">(" + map_init + ", ndcuda_reducer{param}, outer, inner, chunk, out, partials" +
-         args + ");\n";
+         std::to_string(plan.vector) + (plan.vector > 1 && !plan.tail ? ", false" : "") + ">(" + map_init +
+         ", ndcuda_reducer{param}, outer, inner, chunk, out, partials" + args + ");\n";
   } else {
     s += "  ndcuda::reduce_columns(" + map_init + ", ndcuda_reducer{param}, outer, inner, chunk, out, partials" + args +
          ");\n";
@@ -119,7 +123,7 @@ std::string reduction_source(const reduction_signature& sig, const reduction_pla
 
 std::string finish_source(const reduction_signature& sig, const reduction_plan& plan) {
   std::string s = "// ndcuda reduction '" + sig.name + "', second pass\n";
-  s += header(sig);
+  s += header(sig, "");
   s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(reduce_block) + ") " +
        finish_kernel_name(sig, plan) + "(" + finish_args(sig, plan).declaration() + ") {\n";
   s += std::string("  ") + dependent_launch_prologue + "\n";
