@@ -205,7 +205,8 @@ std::optional<ndarray<Out>> inline_reduce(const X& x, const std::optional<std::v
     if (!o) {
       return std::nullopt;
     }
-    const reduction_state& state = inline_reduction_state<X>(*o, spec_for<K, D, X>());
+    const reduce_spec spec = spec_for<K, D, X>();  // named: GCC 13 flags a reference from a temporary argument
+    const reduction_state& state = inline_reduction_state<X>(*o, spec);
     const reduce_call call = prepare_reduction(K, o->inputs(), axes, keepdims);
     ndarray<Out> out = empty<Out>(call.result_shape, s != nullptr ? *s : *o->distinct[0].s);
     run_reduction(state, call, leaf_of(out), o->inputs(), o->scalars.data(), param);
