@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <ndcuda/array/creation.hpp>
@@ -229,4 +230,30 @@ TEST(ArrayGpu, FromDeviceSharesForeignMemory) {
   std::ostringstream text;
   text << nd::arange<double>(4).reshape({2, 2});
   EXPECT_EQ(text.str(), "array([[0., 1.],\n       [2., 3.]])");
+}
+
+TEST(ArrayGpu, LargeContiguousCopiesGoThroughTheCopyEngineAndStayExact) {
+  NDCUDA_REQUIRE_GPU();
+  // 2^18 + 3 doubles (over 1 MiB: the cudaMemcpyAsync path), into a whole array, a contiguous
+  // slice at an offset, onto itself, and across a cast (the kernel path) for comparison.
+  const std::size_t n = (std::size_t{1} << 18) + 3;
+  const auto host = random_doubles(n);
+  const auto a = nd::asarray(host, {static_cast<nd::index_t>(n)});
+  auto c = nd::empty<double>({static_cast<nd::index_t>(n)});
+  c(nd::ellipsis) = a;
+  EXPECT_EQ(c.to_host(), host);
+  auto wide = nd::full<double>({static_cast<nd::index_t>(n + 5)}, -1.0);
+  wide(nd::slice(3, static_cast<nd::index_t>(n + 3))) = a;
+  const std::vector<double> got = wide.to_host();
+  EXPECT_EQ(got[2], -1.0);
+  EXPECT_EQ(got[n + 3], -1.0);
+  EXPECT_TRUE(std::equal(host.begin(), host.end(), got.begin() + 3));
+  a(nd::ellipsis) = a;  // the same block onto itself
+  EXPECT_EQ(a.to_host(), host);
+  auto f = nd::empty<float>({static_cast<nd::index_t>(n)});
+  f(nd::ellipsis) = a;
+  const std::vector<float> fh = f.to_host();
+  for (std::size_t i = 0; i < n; i += 997) {
+    ASSERT_EQ(fh[i], static_cast<float>(host[i])) << i;
+  }
 }

@@ -330,6 +330,68 @@ TEST(FusedExpression, LazyProductWorksWhereAnArrayDid) {
   EXPECT_EQ(fused(), before);
 }
 
+/// Rows `rows` of act(a @ b + bias) against the host reference in double (a large product's sample).
+template <class T>
+void expect_rows_close(const nd::ndarray<T>& got, const nd::ndarray<T>& a, const nd::ndarray<T>& b,
+                       const nd::ndarray<T>& bias, const std::vector<nd::index_t>& rows, act f, double tol) {
+  const auto ha = host_values(a), hb = host_values(b), hbias = host_values(bias), g = host_values(got);
+  const nd::index_t k = a.shape()[1], n = b.shape()[1];
+  for (const nd::index_t i : rows) {
+    for (nd::index_t j = 0; j < n; ++j) {
+      double acc = hbias[static_cast<std::size_t>(j)].real();
+      double scale = 1 + std::abs(acc);
+      for (nd::index_t p = 0; p < k; ++p) {
+        const double t =
+            ha[static_cast<std::size_t>(i * k + p)].real() * hb[static_cast<std::size_t>(p * n + j)].real();
+        acc += t;
+        scale += std::abs(t);
+      }
+      const double want = f == act::relu ? std::max(acc, 0.0) : acc;
+      ASSERT_NEAR(g[static_cast<std::size_t>(i * n + j)].real(), want, tol * scale) << "row " << i << ", column " << j;
+    }
+  }
+}
+
+TEST(FusedExpression, OperandsAtAnOddOffsetReachCuBlasLtWithTheirTrueAlignment) {
+  NDCUDA_REQUIRE_GPU();
+  // 512^3 bfloat16 goes through cuBLASLt (at least 1e8 multiply-adds); `a` starts 2 bytes into its
+  // allocation, so only 2-byte alignment may be assumed for it.
+  constexpr nd::index_t size = 512;
+  const auto storage = random_array<__nv_bfloat16>({size * size + 1});
+  const auto a = storage(nd::slice(1, size * size + 1)).reshape({size, size});
+  ASSERT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % 4, 2U);
+  const auto b = random_array<__nv_bfloat16>({size, size});
+  const auto bias = random_array<__nv_bfloat16>({size});
+  const long long before = fused();
+  const nd::ndarray<__nv_bfloat16> relu = nd::maximum(nd::matmul(a, b) + bias, 0);
+  EXPECT_EQ(fused(), before + 1);
+  const nd::ndarray<__nv_bfloat16> plain = nd::matmul(a, b);
+  const auto zero = nd::zeros<__nv_bfloat16>({size});
+  expect_rows_close(relu, a, b, bias, {0, 1, 255, 511}, act::relu, 1.6e-2);
+  expect_rows_close(plain, a, b, zero, {0, 2, 300, 511}, act::none, 1.6e-2);
+}
+
+TEST(FusedExpression, AutotunedLargeProductIsCorrectOnFirstAndLaterCalls) {
+  NDCUDA_REQUIRE_GPU();
+  // 2048^3 = 2^33 multiply-adds: the first call times cuBLASLt's candidates (set_gemm_autotune, on
+  // by default), each trial writing the output; the second reuses the choice.
+  ASSERT_TRUE(nd::linalg::gemm_autotune());
+  constexpr nd::index_t size = 2048;
+  const auto a = random_array<__nv_bfloat16>({size, size});
+  const auto b = random_array<__nv_bfloat16>({size, size});
+  const auto bias = random_array<__nv_bfloat16>({size});
+  const nd::ndarray<__nv_bfloat16> first = nd::maximum(nd::matmul(a, b) + bias, 0);
+  const nd::ndarray<__nv_bfloat16> second = nd::maximum(nd::matmul(a, b) + bias, 0);
+  expect_rows_close(first, a, b, bias, {0, 777, 2047}, act::relu, 1.6e-2);
+  expect_rows_close(second, a, b, bias, {1, 1024}, act::relu, 1.6e-2);
+  // Off: the heuristic's first candidate, still correct.
+  nd::linalg::set_gemm_autotune(false);
+  const nd::ndarray<__nv_bfloat16> untuned = nd::matmul(a.T(), b);
+  nd::linalg::set_gemm_autotune(true);
+  expect_rows_close(untuned, nd::ndarray<__nv_bfloat16>(a.T().copy()), b, nd::zeros<__nv_bfloat16>({size}), {5, 1999},
+                    act::none, 1.6e-2);
+}
+
 // ---- CPU: the node's shape, dtype and checks, and which trees are recognised ----
 
 template <class X>

@@ -263,6 +263,8 @@ TEST(Transfer, LaneReadsOfAwkwardSizesAndOffsetsEveryLaneCount) {
       std::memset(dst.ptr, 0, bytes + 1);
       device_buffer device(bytes);
       ASSERT_EQ(cudaMemcpy(device.ptr, src.ptr, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+      // A pageable cudaMemcpy may return before its DMA lands, and s does not wait for the legacy stream.
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       // One byte in: no lane boundary falls on a page of the destination.
       EXPECT_EQ(engine.copy_to_host(dst.ptr + 1, device.ptr, bytes, s), nd::transfer_path::staged);
       EXPECT_EQ(first_difference(dst.ptr + 1, src.ptr, bytes), bytes) << lanes << " lanes, " << bytes << " bytes";
@@ -281,6 +283,7 @@ TEST(Transfer, LaneReadsOrderAfterWorkQueuedOnTheStream) {
   nd::testing::fill_random(src.ptr, bytes);
   device_buffer filled(bytes);
   ASSERT_EQ(cudaMemcpy(filled.ptr, src.ptr, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // a pageable cudaMemcpy may return before its DMA lands
   device_buffer device(bytes);
   ASSERT_EQ(cudaMemsetAsync(device.ptr, 0, bytes, s.handle()), cudaSuccess);
   // Queued on s behind the memset, maybe not yet run: the lanes' streams must wait for both.
