@@ -5,13 +5,20 @@
 # version in the whole program), only the GPUs of this machine as CUDA targets, nothing else built. Fails when a
 # test fails, or skips although a GPU is present.
 #
-#   tools/torch-check.sh     # PYTHON (python3), JOBS (nproc), NDCUDA_TORCH_BUILD_DIR (build/torch-check)
+#   tools/torch-check.sh          # PYTHON (python3), JOBS (nproc), NDCUDA_TORCH_BUILD_DIR (build/torch-check)
+#   tools/torch-check.sh --bench  # then also benchmarks/torch_ab: ndcuda and eager torch interleaved in one process
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NDCUDA_TORCH_BUILD_DIR:-$root/build/torch-check}
 python=${PYTHON:-python3}
 jobs=${JOBS:-$(nproc)}
 start=$SECONDS
+bench=OFF
+targets=(torch_tests libtorch_interop)
+if [[ "${1:-}" == "--bench" ]]; then
+  bench=ON
+  targets+=(torch_ab_bench)
+fi
 
 if ! prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null); then
   echo "torch-check: $python cannot import torch; install PyTorch (with CUDA) or set PYTHON"
@@ -37,7 +44,7 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
   -DDLPACK_INCLUDE_DIR="$build/dlpack" -DNDCUDA_CUDA_ARCHITECTURES="$archs" -DNDCUDA_WITH_TORCH=ON \
-  -DNDCUDA_BUILD_BENCHMARKS=OFF -DNDCUDA_WITH_NCCL=OFF "${launcher[@]}" >"$build.configure.log" 2>&1 ||
+  -DNDCUDA_BUILD_BENCHMARKS=$bench -DNDCUDA_WITH_NCCL=OFF "${launcher[@]}" >"$build.configure.log" 2>&1 ||
   { tail -60 "$build.configure.log"; echo "torch-check: configure failed (log: $build.configure.log)"; exit 1; }
 grep -E "^-- (ndcuda:|PyTorch: CUDA detected)" "$build.configure.log"
 if ! grep -q "libtorch interop example and test enabled" "$build.configure.log"; then
@@ -45,8 +52,8 @@ if ! grep -q "libtorch interop example and test enabled" "$build.configure.log";
   exit 1
 fi
 
-echo "torch-check: building torch_tests and libtorch_interop with $jobs jobs"
-cmake --build "$build" -j "$jobs" --target torch_tests libtorch_interop >"$build.build.log" 2>&1 ||
+echo "torch-check: building ${targets[*]} with $jobs jobs"
+cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$build.build.log" 2>&1 ||
   { grep -E "error|Error" -A5 "$build.build.log" | head -100; echo "torch-check: build failed (log: $build.build.log)"; exit 1; }
 echo "torch-check: built in $((SECONDS - start)) s"
 
@@ -74,4 +81,8 @@ if ((gpus >= 1)) && [[ -n "$skipped" ]]; then
   status=1
 fi
 echo "torch-check: summary: $(grep -E 'tests passed' "$log" || echo 'no ctest summary'), $((SECONDS - start)) s in all"
+if [[ $bench == ON ]]; then
+  "$build/benchmarks/torch_ab/torch_ab_bench" --benchmark_out="$build/torch_ab_bench.json" --benchmark_out_format=json ||
+    status=1
+fi
 exit $status

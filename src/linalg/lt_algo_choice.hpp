@@ -35,8 +35,8 @@ using lt_runner = std::function<bool(const lt_algo& algo, void* ws)>;
 /// (set_gemm_autotune, a product of at least 2^33 multiply-adds, s not capturing), the fastest of
 /// `candidates` timed through `run` on s (each trial writes the output) and remembered; else the
 /// first candidate. `candidates` is not empty.
-[[nodiscard]] lt_algo choose_lt_algo(const lt_problem& problem, const std::vector<lt_algo>& candidates,
-                                     const stream& s, const lt_runner& run);
+[[nodiscard]] lt_algo choose_lt_algo(const lt_problem& problem, const std::vector<lt_algo>& candidates, const stream& s,
+                                     const lt_runner& run);
 
 /// The largest power of two, at most 256, that divides the address (cuBLASLt's alignment hints).
 [[nodiscard]] std::uint32_t pointer_alignment(const void* p) noexcept;
