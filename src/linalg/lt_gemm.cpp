@@ -1,21 +1,18 @@
-// One 2-d product through cuBLASLt with an optional epilogue: descriptors, the heuristic's
-// candidates (lt_algo_choice picks one), and the call on out's stream. Builds on the linalg
+// One 2-d product through cuBLASLt with an optional epilogue: descriptors, the heuristic's first
+// algorithm for the operands' true alignment, and the call on out's stream. Builds on the linalg
 // handles and the erased arrays.
 #include "linalg/lt_gemm.hpp"
 
 #include <cublasLt.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <ndcuda/linalg/linalg_error.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
 #include <string>
-#include <vector>
 
 #include "linalg/handles.hpp"
 #include "linalg/library_check.hpp"
-#include "linalg/lt_algo_choice.hpp"
 
 namespace ndcuda::linalg::detail {
 
@@ -31,6 +28,16 @@ cublasLtEpilogue_t lt_epilogue(int e, bool bias) {
     default:
       return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
   }
+}
+
+// The largest power of two, at most 256, that divides the address (cuBLASLt's alignment hints).
+std::uint32_t pointer_alignment(const void* p) noexcept {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  std::uint32_t alignment = 256;
+  while (alignment > 1 && address % alignment != 0) {
+    alignment /= 2;
+  }
+  return alignment;
 }
 
 int as_int(index_t v) {
@@ -94,59 +101,33 @@ bool lt_gemm(const erased_array& out, const erased_array& a, const gemm_layout& 
   NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
                                                         sizeof workspace));
   // cuBLASLt assumes 256-byte aligned operands unless told: views at an offset must say so.
-  lt_problem problem{s.device(),
-                     m,
-                     n,
-                     k,
-                     la.ld,
-                     lb.ld,
-                     static_cast<int>(t),
-                     static_cast<int>(compute),
-                     static_cast<int>(op_a),
-                     static_cast<int>(op_b),
-                     static_cast<int>(epi),
-                     bias != nullptr,
-                     pointer_alignment(a.data()),
-                     pointer_alignment(b.data()),
-                     pointer_alignment(out.data())};
   // cuBLASLt's A is our b and its B our a (the column-major transpose above).
-  NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
-                                                        &problem.align_b, sizeof problem.align_b));
-  NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-                                                        &problem.align_a, sizeof problem.align_a));
-  NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
-                                                        &problem.align_c, sizeof problem.align_c));
-  NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
-                                                        &problem.align_c, sizeof problem.align_c));
+  const std::uint32_t align_a = pointer_alignment(b.data()), align_b = pointer_alignment(a.data()),
+                      align_c = pointer_alignment(out.data());
+  NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a,
+                                                        sizeof align_a));
+  NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b,
+                                                        sizeof align_b));
+  NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c,
+                                                        sizeof align_c));
+  NDCUDA_LIB_CHECK(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c,
+                                                        sizeof align_c));
   const cublasLtHandle_t lt = lt_handle(s);
-  constexpr int max_candidates = 8;
-  std::array<cublasLtMatmulHeuristicResult_t, max_candidates> heuristics{};
+  cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
-  NDCUDA_LIB_CHECK(
-      cublasLtMatmulAlgoGetHeuristic(lt, d.op, d.a, d.b, d.c, d.c, d.pref, max_candidates, heuristics.data(), &found));
+  NDCUDA_LIB_CHECK(cublasLtMatmulAlgoGetHeuristic(lt, d.op, d.a, d.b, d.c, d.c, d.pref, 1, &heuristic, &found));
   if (found == 0) {
     return false;
   }
-  std::vector<lt_algo> candidates;
-  for (int i = 0; i < found; ++i) {
-    candidates.push_back(
-        lt_algo{heuristics[static_cast<std::size_t>(i)].algo, heuristics[static_cast<std::size_t>(i)].workspaceSize});
-  }
+  void* ws = nullptr;
+  const auto ws_owner = ndcuda::detail::allocate_buffer(std::max<std::size_t>(heuristic.workspaceSize, 1), s, &ws);
   const float one_f = 1, zero_f = 0;
   const double one_d = 1, zero_d = 0;
   const void* alpha = dbl ? static_cast<const void*>(&one_d) : static_cast<const void*>(&one_f);
   const void* beta = dbl ? static_cast<const void*>(&zero_d) : static_cast<const void*>(&zero_f);
   device_guard guard(s.device());
-  const auto launch = [&](const lt_algo& choice, void* ws) {
-    return cublasLtMatmul(lt, d.op, alpha, b.data(), d.a, a.data(), d.b, beta, out.data(), d.c, out.data(), d.c,
-                          &choice.algo, ws, choice.workspace, s.handle());
-  };
-  const lt_algo chosen = choose_lt_algo(problem, candidates, s, [&](const lt_algo& choice, void* ws) {
-    return launch(choice, ws) == CUBLAS_STATUS_SUCCESS;
-  });
-  void* ws = nullptr;
-  const auto ws_owner = ndcuda::detail::allocate_buffer(std::max<std::size_t>(chosen.workspace, 1), s, &ws);
-  NDCUDA_LIB_CHECK(launch(chosen, ws));
+  NDCUDA_LIB_CHECK(cublasLtMatmul(lt, d.op, alpha, b.data(), d.a, a.data(), d.b, beta, out.data(), d.c, out.data(), d.c,
+                                  &heuristic.algo, ws, heuristic.workspaceSize, s.handle()));
   return true;
 }
 

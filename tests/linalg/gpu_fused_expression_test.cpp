@@ -371,27 +371,6 @@ TEST(FusedExpression, OperandsAtAnOddOffsetReachCuBlasLtWithTheirTrueAlignment) 
   expect_rows_close(plain, a, b, zero, {0, 2, 300, 511}, act::none, 1.6e-2);
 }
 
-TEST(FusedExpression, AutotunedLargeProductIsCorrectOnFirstAndLaterCalls) {
-  NDCUDA_REQUIRE_GPU();
-  // 2048^3 = 2^33 multiply-adds: the first call times cuBLASLt's candidates (set_gemm_autotune, on
-  // by default), each trial writing the output; the second reuses the choice.
-  ASSERT_TRUE(nd::linalg::gemm_autotune());
-  constexpr nd::index_t size = 2048;
-  const auto a = random_array<__nv_bfloat16>({size, size});
-  const auto b = random_array<__nv_bfloat16>({size, size});
-  const auto bias = random_array<__nv_bfloat16>({size});
-  const nd::ndarray<__nv_bfloat16> first = nd::maximum(nd::matmul(a, b) + bias, 0);
-  const nd::ndarray<__nv_bfloat16> second = nd::maximum(nd::matmul(a, b) + bias, 0);
-  expect_rows_close(first, a, b, bias, {0, 777, 2047}, act::relu, 1.6e-2);
-  expect_rows_close(second, a, b, bias, {1, 1024}, act::relu, 1.6e-2);
-  // Off: the heuristic's first candidate, still correct.
-  nd::linalg::set_gemm_autotune(false);
-  const nd::ndarray<__nv_bfloat16> untuned = nd::matmul(a.T(), b);
-  nd::linalg::set_gemm_autotune(true);
-  expect_rows_close(untuned, nd::ndarray<__nv_bfloat16>(a.T().copy()), b, nd::zeros<__nv_bfloat16>({size}), {5, 1999},
-                    act::none, 1.6e-2);
-}
-
 // ---- CPU: the node's shape, dtype and checks, and which trees are recognised ----
 
 template <class X>

@@ -24,18 +24,6 @@ void set_allow_tf32(bool allow) noexcept;
 /// Whether float32 products may use TF32 tensor cores (set_allow_tf32).
 [[nodiscard]] bool allow_tf32() noexcept;
 
-/// Whether large products through cuBLASLt (half-precision matmul of at least 2^33 multiply-adds,
-/// and the fused bias/activation epilogues of that size) time cuBLASLt's candidate algorithms on
-/// their first call per shape and keep the fastest, as PyTorch's TunableOp does on request. On by
-/// default: the first call of a new shape then costs about 25 more products. The choice is kept
-/// per device and process, so results are reproducible within a process; across processes a
-/// different candidate may win and round differently. Turn it off for bitwise reproducibility
-/// across runs (the heuristic's first candidate is then always used). Never times during a
-/// graph capture. Process-wide; read at each call.
-void set_gemm_autotune(bool enable) noexcept;
-/// Whether large cuBLASLt products choose their algorithm by timing (set_gemm_autotune).
-[[nodiscard]] bool gemm_autotune() noexcept;
-
 }  // namespace linalg
 }  // namespace ndcuda
 
