@@ -206,6 +206,14 @@ void check_fits_target(std::span<const leaf_ref> inputs, const shape_t& target) 
 
 }  // namespace
 
+void release_sources_after(const stream& s, std::span<const leaf_ref> leaves) {
+  for (const leaf_ref& leaf : leaves) {
+    if (leaf.source != nullptr && !(*leaf.s == s)) {
+      order_after(*leaf.s, s);
+    }
+  }
+}
+
 void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves) {
   if (!captures_active()) {
     return;
@@ -247,6 +255,7 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
   retain_for_capture(s, inputs);
   if (!overlap) {
     launch(state, out, inputs, scalars, s);
+    release_sources_after(s, inputs);
     return;
   }
   // Evaluate into a dense temporary, then copy: the temporary is released on `s` after the copy.
@@ -254,6 +263,7 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
   const auto owner = allocate_buffer(checked_nbytes(shape, itemsize(out.type)), s, &p);
   const view_layout dense = contiguous_layout(shape);
   launch(state, leaf_ref{p, &dense, out.type, &s, out.device}, inputs, scalars, s);
+  release_sources_after(s, inputs);
   copy_cast(out.type, const_cast<void*>(out.data), shape, out.layout->strides, out.type, p, shape, dense.strides, s);
 }
 

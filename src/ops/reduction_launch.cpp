@@ -45,6 +45,7 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
   }
   jit::detail::launch_reduction(state.engine, launch, s, const_cast<void*>(out.data), partials, pointers.data(),
                                 scalars, param);
+  release_sources_after(s, inputs);
 }
 
 }  // namespace ndcuda::detail

@@ -345,6 +345,7 @@ bool run_row_program(const row_program& p, const leaf_ref& out, std::span<const 
   const launch_config config{dim3(static_cast<unsigned>(std::min<index_t>(rows, index_t{1} << 20))),
                              dim3(static_cast<unsigned>(block)), 0};
   jit::detail::launch(kernel_for(p, block, items), config, s, args.data(), sizes.data(), args.size());
+  release_sources_after(s, inputs);
   return true;
 }
 

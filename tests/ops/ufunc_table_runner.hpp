@@ -47,11 +47,16 @@ inline double cyl_bessel_i0(double x) {  // NOLINT: the CUDA function's name
 inline float cyl_bessel_i0f(float x) {  // NOLINT: the CUDA function's name
   return static_cast<float>(cyl_bessel_i0(x));
 }
+// The CUDA headers define __forceinline__ with always_inline; the emulation wants plain inline, and
+// the CUDA definition back afterwards.
+#pragma push_macro("__forceinline__")
+#undef __forceinline__
 #define __forceinline__ inline  // NOLINT
 namespace emulated {
 #include "ndcuda/ufuncs.cuh"
 }  // namespace emulated
 #undef __forceinline__
+#pragma pop_macro("__forceinline__")
 
 namespace {
 

@@ -74,6 +74,12 @@ class value_table {
 /// `leaves`: the one call every launch path over leaf_refs makes (elementwise, reductions).
 void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves);
 
+/// Orders the streams of the computed leaves (random draws) among `leaves` after the work queued on
+/// `s` so far, where a kernel read them. A draw releases its device offset cell on its generator's
+/// stream when the expression goes, which may be before the kernel on `s` ran; a reuse of that memory
+/// there must wait for the kernel. Call it after every launch over leaf_refs.
+void release_sources_after(const stream& s, std::span<const leaf_ref> leaves);
+
 /// The engine state for a generated body (a fresh one; callers cache it per expression type). Its
 /// NVTX range is "elementwise <label>", registered here once.
 [[nodiscard]] std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std::string& body,
