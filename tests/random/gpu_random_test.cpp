@@ -2,11 +2,9 @@
 // (fresh seeds), fused draws equal to materialised ones under broadcasting, other output layouts
 // and reductions, the offset the generator advances by, stream independence, graph replays that
 // draw anew, and the shuffling methods.
-#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,7 +14,6 @@
 #include <numeric>
 #include <random>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "support/gpu.hpp"
@@ -466,30 +463,6 @@ TEST(GpuRandom, ValuesDependOnlyOnSeedNotOnStreamOrLaunch) {
   const auto hj = j1.to_host();
   EXPECT_NE(std::memcmp(h0.data(), h1.data(), 4000), 0);
   EXPECT_NE(std::memcmp(h0.data(), hj.data(), 4000), 0);
-}
-
-TEST(GpuRandom, ADrawReadOnAnotherStreamKeepsItsOffsetCellUntilTheKernelRan) {
-  NDCUDA_REQUIRE_GPU();
-  // The draw is made on `gen` and read by a kernel on `use`, which a host function holds back for
-  // 100 ms; the draw (and its offset cell) goes at the end of the statement, and `gen` at once
-  // reuses freed memory for later draws' cells. The kernel must still read the first draw's offset.
-  const std::uint64_t seed = fresh_seed();
-  nd::stream gen;
-  nd::stream use;
-  auto g = nd::random::default_rng(seed);
-  constexpr nd::index_t n = 1 << 20;
-  const auto x = nd::ones<float>({n}, use);
-  auto y = nd::empty<float>({n}, use);
-  const cudaHostFn_t hold = [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };
-  ASSERT_EQ(cudaLaunchHostFunc(use.handle(), hold, nullptr), cudaSuccess);
-  y(nd::ellipsis) = x + g.normal<float>({n}, gen);
-  for (int i = 0; i < 64; ++i) {
-    const nd::ndarray<float> later = x + g.random<float>({n}, gen);  // cells reserved and written on gen
-  }
-  auto same = nd::random::default_rng(seed);
-  const std::vector<float> first = nd::ndarray<float>(same.normal<float>({n}, gen)).to_host();
-  expect_bits(
-      y, [&](std::size_t i) { return 1.0f + first[i]; }, "x + normal, read on another stream");
 }
 
 TEST(GpuRandom, GraphReplaysDrawFreshNumbers) {
