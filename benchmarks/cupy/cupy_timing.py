@@ -1,7 +1,8 @@
-"""What every CuPy baseline script shares: CUDA-event timing on CuPy's current stream (the median
-of `repeat` calls after a warm-up, like the C++ benchmarks), the command line (--repeat, --json
-PATH), and one JSON line per case (name, n, ms, items_per_second, bytes_per_second), through
-benchmarks/support/bench_records.py."""
+"""What the CuPy baseline scripts (benchmarks/cupy/*.py; linalg_torch.py's CuPy rows) share:
+timed(), the CUDA-event timing loop of benchmarks/support/peer_timing.py on CuPy's current stream,
+in MILLISECONDS (what emit takes), the command line (--repeat, --json PATH) and one JSON line per
+case (name, n, ms, items_per_second, bytes_per_second) through benchmarks/support/bench_records.py,
+and peer_timing's other helpers re-exported, so that a script imports from this module only."""
 import pathlib
 import sys
 
@@ -9,21 +10,14 @@ import cupy as cp
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
 import bench_records  # noqa: E402
+import peer_timing  # noqa: E402
+from peer_timing import first_call_ms, json_row, median, rate, text_row, wall_timed  # noqa: E402,F401
 
 
-def timed(fn, repeat):
-    fn()  # warm-up: kernel compilation/loading, memory pool growth
-    cp.cuda.Stream.null.synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(repeat):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    times.sort()
-    return times[len(times) // 2]
+def timed(fn, repeat=20, calls=1):
+    """Median milliseconds per call: CUDA events around `calls` calls, `repeat` times, after a warm-up call."""
+    return peer_timing.event_timed(fn, cp.cuda.Stream.null.synchronize, cp.cuda.Event, cp.cuda.get_elapsed_time,
+                                   repeat, calls)
 
 
 emit = bench_records.emit  # emit(name, n, total_bytes, ms): one case, printed and kept for --json
