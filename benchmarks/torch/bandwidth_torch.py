@@ -9,15 +9,9 @@ file for tools/plot_bandwidth.py. Run on the GPU machine:
 
     python3 benchmarks/torch/bandwidth_torch.py [--repeat 20] [--json out/bandwidth_torch.json]
 """
-import pathlib
-import sys
-
 import torch
 
-from torch_timing import timed
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
-import bench_records  # noqa: E402
+from torch_timing import bench_records, timed
 
 SIZES = [1 << p for p in range(20, 29, 2)]
 

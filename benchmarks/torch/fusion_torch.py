@@ -5,23 +5,20 @@ runs the NumPy spelling as separate kernels): softmax and layer norm over the la
 bytes is the raw limit. Median of 50 CUDA-event-timed calls after a warm-up.
 Run on the GPU machine: python3 benchmarks/torch/fusion_torch.py
 """
-import json
-
 import torch
 import torch.nn.functional as F
 
-from torch_timing import timed as timed_median
+import torch_timing
 
 SHAPES = [(4096, 4096), (16384, 1024), (64, 1 << 20)]
 
 
 def timed(fn):
-    return timed_median(fn, repeat=50)
+    return torch_timing.timed(fn, repeat=50)
 
 
 def report(name, shape, seconds, traffic):
-    print(json.dumps({"name": name, "shape": list(shape), "us": round(seconds * 1e6, 2),
-                      "GB_per_s": round(traffic / seconds / 1e9, 1)}), flush=True)
+    torch_timing.json_row(name, seconds, traffic, shape=list(shape))
 
 
 def main():

@@ -8,13 +8,13 @@ microseconds and GB/s of bytes written. Run on the GPU machine: python3 benchmar
 """
 import torch
 
-from torch_timing import timed
+from torch_timing import rate, text_row, timed
 
 N = 1 << 28
 
 
 def report(name, seconds, written):
-    print(f"torch {name:<40} {seconds * 1e6:10.1f} us {written / seconds / 1e9:10.1f} GB/s written")
+    text_row(f"torch {name}", seconds, rate(written, seconds, "GB/s written"), width=46)
 
 
 def main():
@@ -38,8 +38,8 @@ def main():
         return 4 * ((u * u).sum(1) < 1).float().mean().item()
 
     seconds = timed(pi, repeat=5)
-    print(f"torch {'pi over 2^30 samples (generate, reduce)':<40} {seconds * 1e6:10.1f} us "
-          f"{n / seconds / 1e9:10.2f} G samples/s")
+    text_row("torch pi over 2^30 samples (generate, reduce)", seconds, rate(n, seconds, "G samples/s", digits=2),
+             width=46)
 
 
 if __name__ == "__main__":

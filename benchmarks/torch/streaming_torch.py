@@ -5,23 +5,19 @@ array copy c[...] = a (float32), and torch's D2D copy as the raw limit. GB/s of 
 (3 arrays for an add, 2 for a copy), the median of 50 CUDA-event-timed calls after a warm-up.
 Run on the GPU machine: python3 benchmarks/torch/streaming_torch.py
 """
-import json
-
 import torch
 
-from torch_timing import timed as timed_median
-
-
-def timed(fn):
-    return timed_median(fn, repeat=50)
-
+import torch_timing
 
 SIZES = [1 << 24, 1 << 26, 1 << 28]
 
 
+def timed(fn):
+    return torch_timing.timed(fn, repeat=50)
+
+
 def report(name, n, seconds, traffic):
-    print(json.dumps({"name": name, "n": n, "us": round(seconds * 1e6, 2), "GB_per_s": round(traffic / seconds / 1e9, 1)}),
-          flush=True)
+    torch_timing.json_row(name, seconds, traffic, n=n)
 
 
 def main():
