@@ -8,42 +8,31 @@ float64; eigh / svd / qr of 1024 x (32x32) float32; relu(a @ b + bias) at 8192^2
 of 4096^2 float32 (GB/s of read + write bytes). Run on the GPU machine:
 python3 benchmarks/torch/linalg_torch.py
 """
+import pathlib
+import sys
 import time
 
 import torch
 
+import torch_timing
+from torch_timing import rate, text_row
+
 try:
     import cupy as cp
+    sys.path.append(str(pathlib.Path(__file__).resolve().parents[1] / "cupy"))
+    import cupy_timing
 except ImportError:  # the CuPy rows are left out
     cp = None
 
 
-def timed(fn, sync, event, elapsed, repeat=10, calls=3):
-    """Median seconds per call with CUDA events after a warm-up call, `calls` calls per timing
-    (as linalg_bench.cpp)."""
-    fn()
-    sync()
-    times = []
-    for _ in range(repeat):
-        start, stop = event(), event()
-        start.record()
-        for _ in range(calls):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(elapsed(start, stop) / calls)
-    times.sort()
-    return times[len(times) // 2]
-
-
 def torch_timed(fn, calls=3, repeat=10):
-    return timed(fn, torch.cuda.synchronize, lambda: torch.cuda.Event(enable_timing=True),
-                 lambda a, b: a.elapsed_time(b) / 1e3, repeat=repeat, calls=calls)
+    """Median seconds per call, `calls` calls per CUDA-event timing after a warm-up call (as linalg_bench.cpp)."""
+    return torch_timing.timed(fn, repeat, calls)
 
 
 def cupy_timed(fn, calls=3):
-    return timed(fn, cp.cuda.Device().synchronize, cp.cuda.Event,
-                 lambda a, b: cp.cuda.get_elapsed_time(a, b) / 1e3, calls=calls)
+    """torch_timed's protocol on CuPy's current stream, with CuPy's events."""
+    return cupy_timing.timed(fn, 10, calls) / 1e3
 
 
 def cool_timed(fn):
@@ -63,10 +52,10 @@ def values(shape, dtype):
 def report(name, seconds, flops=None, nbytes=None):
     extra = ""
     if flops:
-        extra = f"{flops / seconds / 1e12:10.2f} TFLOP/s"
+        extra = rate(flops, seconds, "TFLOP/s", scale=1e12, digits=2)
     if nbytes:
-        extra = f"{nbytes / seconds / 1e9:10.1f} GB/s"
-    print(f"{name:<44} {seconds * 1e6:12.1f} us {extra}")
+        extra = rate(nbytes, seconds, "GB/s")
+    text_row(name, seconds, extra, width=44, us_width=12)
 
 
 def main():

@@ -6,22 +6,18 @@ the new buffer's release is outside the timed region. Run on the GPU machine:
 python3 benchmarks/torch/transfer_torch.py
 """
 import json
-import time
+import pathlib
+import sys
+
+# peer_timing, not torch_timing: torch is imported only after the CuPy cases, as before.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from peer_timing import wall_timed  # noqa: E402
 
 BYTES = 1 << 30
 
 
-def timed(fn, repeat=7):
-    """Median seconds of fn(), the result kept alive until after the clock stops."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        kept = fn()
-        times.append(time.perf_counter() - start)
-        del kept
-    times.sort()
-    return times[len(times) // 2]
+def timed(fn):
+    return wall_timed(fn, repeat=7)
 
 
 def report(name, seconds):
