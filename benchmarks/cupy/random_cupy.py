@@ -9,27 +9,19 @@ and GB/s of bytes written. Run on the GPU machine: python3 benchmarks/cupy/rando
 """
 import cupy as cp
 
+import cupy_timing
+from cupy_timing import rate, text_row
+
 N = 1 << 28
 
 
 def timed(fn, repeat=20):
-    """Median seconds per call, timed with CUDA events after a warm-up call."""
-    fn()
-    cp.cuda.Stream.null.synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(repeat):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
-    times.sort()
-    return times[len(times) // 2]
+    """Median seconds per call (cupy_timing.timed is in milliseconds)."""
+    return cupy_timing.timed(fn, repeat) / 1e3
 
 
 def report(name, seconds, written):
-    print(f"cupy {name:<40} {seconds * 1e6:10.1f} us {written / seconds / 1e9:10.1f} GB/s written")
+    text_row(f"cupy {name}", seconds, rate(written, seconds, "GB/s written"), width=45)
 
 
 def main():
@@ -59,8 +51,8 @@ def main():
         return 4 * float(cp.mean(cp.sum(u * u, 1) < 1))
 
     seconds = timed(pi, repeat=5)
-    print(f"cupy {'pi over 2^30 samples (generate, reduce)':<40} {seconds * 1e6:10.1f} us {n / seconds / 1e9:10.2f} "
-          f"G samples/s")
+    text_row("cupy pi over 2^30 samples (generate, reduce)", seconds, rate(n, seconds, "G samples/s", digits=2),
+             width=45)
 
 
 if __name__ == "__main__":

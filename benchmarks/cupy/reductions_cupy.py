@@ -9,35 +9,24 @@ off). Run on the GPU machine: python3 benchmarks/cupy/reductions_cupy.py
 """
 import os
 import tempfile
-import time
 
 # A fresh kernel cache directory, so that the cold case compiles (set before importing cupy).
 os.environ.setdefault("CUPY_CACHE_DIR", tempfile.mkdtemp(prefix="cupy-reduction-bench-"))
 
 import cupy as cp  # noqa: E402
 
+import cupy_timing  # noqa: E402
+from cupy_timing import first_call_ms, median, rate, text_row  # noqa: E402
+
 
 def timed(fn, repeat=20, calls=10):
-    """Median seconds per call, timed with CUDA events after a warm-up call; `calls` calls are
-    queued back to back per timing, as reduction_bench.cpp does (steady state, launch latency
-    left out); calls=1 times a lone call."""
-    fn()
-    cp.cuda.Stream.null.synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(repeat):
-        start.record()
-        for _ in range(calls):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3 / calls)
-    times.sort()
-    return times[len(times) // 2]
+    """Median seconds per call; `calls` calls are queued back to back per timing, as
+    reduction_bench.cpp does (steady state, launch latency left out); calls=1 times a lone call."""
+    return cupy_timing.timed(fn, repeat, calls) / 1e3
 
 
 def report(name, seconds, nbytes):
-    print(f"{name:<32} {seconds * 1e6:10.1f} us {nbytes / seconds / 1e9:10.1f} GB/s")
+    text_row(name, seconds, rate(nbytes, seconds, "GB/s"), width=32)
 
 
 def main():
@@ -67,13 +56,8 @@ def main():
     for k in range(5):
         kernel = cp.ReductionKernel("T x", "T y", f"x * {k + 1}.0f", "a + b", "y = a", "0",
                                     f"cold_reduction_{k}_{os.getpid()}")
-        cp.cuda.Stream.null.synchronize()
-        t0 = time.perf_counter()
-        kernel(small, axis=1)
-        cp.cuda.Stream.null.synchronize()
-        colds.append(time.perf_counter() - t0)
-    colds.sort()
-    print(f"{'cold first call (median of 5)':<32} {colds[len(colds) // 2] * 1e3:10.1f} ms")
+        colds.append(first_call_ms(lambda: kernel(small, axis=1), cp.cuda.Stream.null.synchronize))
+    print(f"{'cold first call (median of 5)':<32} {median(colds):10.1f} ms")
 
 
 if __name__ == "__main__":
