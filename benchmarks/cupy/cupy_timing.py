@@ -20,6 +20,16 @@ def timed(fn, repeat=20, calls=1):
                                    repeat, calls)
 
 
+def memcpy_d2d_ms(n, repeat=20):
+    """The raw limit that several scripts print beside their cases: timed() of a cudaMemcpyAsync D2D
+    of n float32 (n * 4 bytes read, as many written) on CuPy's current stream, in milliseconds."""
+    a = cp.zeros(n, dtype=cp.float32)
+    c = cp.empty_like(a)
+    return timed(lambda: cp.cuda.runtime.memcpyAsync(c.data.ptr, a.data.ptr, a.nbytes,
+                                                     cp.cuda.runtime.memcpyDeviceToDevice,
+                                                     cp.cuda.get_current_stream().ptr), repeat)
+
+
 emit = bench_records.emit  # emit(name, n, total_bytes, ms): one case, printed and kept for --json
 
 

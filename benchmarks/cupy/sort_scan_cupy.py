@@ -9,7 +9,7 @@ bytes_per_second (the same byte counts as the C++ counters). Run on the GPU mach
 """
 import cupy as cp
 
-from cupy_timing import emit, start, timed
+from cupy_timing import emit, memcpy_d2d_ms, start, timed
 
 
 def report(name, n, bytes_per_item, ms):
@@ -21,13 +21,7 @@ def main():
     rng = cp.random.default_rng(12345)
 
     for n in (1 << 26, 1 << 28):
-        a = cp.zeros(n, dtype=cp.float32)
-        c = cp.empty_like(a)
-        ms = timed(lambda: cp.cuda.runtime.memcpyAsync(c.data.ptr, a.data.ptr, a.nbytes,
-                                                       cp.cuda.runtime.memcpyDeviceToDevice,
-                                                       cp.cuda.get_current_stream().ptr), args.repeat)
-        report("memcpy_d2d", n, 8, ms)
-        del a, c
+        report("memcpy_d2d", n, 8, memcpy_d2d_ms(n, args.repeat))
 
     for n in (1 << 20, 1 << 26):
         a = rng.uniform(-1, 1, n, dtype=cp.float32)
