@@ -15,6 +15,7 @@
 #include "jit/kernel_state.hpp"
 #include "jit/module.hpp"
 #include "jit/program_cache.hpp"
+#include "support/cold_sources.hpp"
 
 namespace nd = ndcuda;
 namespace jd = ndcuda::jit::detail;
@@ -88,11 +89,10 @@ void jit_first_call_cold_elementwise(benchmark::State& state) {
   auto& programs = jd::global_program_cache();
   const auto disk = programs.disk();
   programs.set_disk(nullptr);  // cold: nothing on disk to find, nothing written
-  static int unique = 0;
   for (auto _ : state) {
     // A new source every time: a constant no earlier iteration used.
-    nd::elementwise_kernel<float(float, float)> kernel(std::string(body) + " + " + std::to_string(++unique) + ".0f",
-                                                       "cold");
+    nd::elementwise_kernel<float(float, float)> kernel(
+        std::string(body) + " + " + std::to_string(nd::bench::cold_source_number()) + ".0f", "cold");
     kernel(elements, a.out, a.x, a.y, s);
     s.synchronize();
   }
@@ -106,13 +106,12 @@ void nvrtc_compile_and_load_baseline(benchmark::State& state) {
   nd::device_guard guard(0);
   nd::stream s(0);
   const jd::compile_target target = jd::select_target(device_arch());
-  static int unique = 0;
   float* x = arrays().x;
   for (auto _ : state) {
     // The floor: a tiny kernel through bare NVRTC, loaded and launched once.
-    const auto key = jd::make_key(
-        "extern \"C\" __global__ void tiny(float* x) { x[threadIdx.x] *= " + std::to_string(++unique) + ".0f; }",
-        "tiny.cu", {"tiny"}, {}, target);
+    const auto key = jd::make_key("extern \"C\" __global__ void tiny(float* x) { x[threadIdx.x] *= " +
+                                      std::to_string(nd::bench::cold_source_number()) + ".0f; }",
+                                  "tiny.cu", {"tiny"}, {}, target);
     const auto compiled = jd::nvrtc_compile(key);
     CUmodule module = nullptr;
     CUfunction function = nullptr;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "jit/program_cache.hpp"
+#include "support/cold_sources.hpp"
 #include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
@@ -127,14 +128,13 @@ void BM_first_call_cold_reduction(benchmark::State& state) {
   auto& programs = nd::jit::detail::global_program_cache();
   const auto disk = programs.disk();
   programs.set_disk(nullptr);
-  static int unique = 0;
   const nd::detail::leaf_ref input{a.data(), &a.layout(), nd::dtype::float32, &a.stream(), a.device()};
   const nd::detail::leaf_ref target{out.data(), &out.layout(), nd::dtype::float32, &out.stream(), out.device()};
   constexpr nd::detail::reduce_spec spec{nd::detail::reduce_kind::sum, nd::dtype::float32, nd::dtype::float32,
                                          nd::dtype::float32};
   for (auto _ : state) {
-    const auto st =
-        nd::detail::make_reduction_state("out = in0 * " + std::to_string(++unique) + ".0f", spec, {&input, 1}, {});
+    const auto st = nd::detail::make_reduction_state(
+        "out = in0 * " + std::to_string(nd::bench::cold_source_number()) + ".0f", spec, {&input, 1}, {});
     const auto call = nd::detail::prepare_reduction(spec.kind, {&input, 1}, std::vector<int>{1}, false);
     nd::detail::run_reduction(*st, call, target, {&input, 1}, nullptr, 0.0);
     out.stream().synchronize();
