@@ -12,6 +12,7 @@
 #include <functional>
 #include <ndcuda/interop/torch.hpp>
 #include <ndcuda/linalg.hpp>
+#include <ndcuda/random.hpp>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -113,6 +114,33 @@ void BM_bf16_8192_ndcuda_vs_torch(benchmark::State& state) {
   }
 }
 
+/// 2^28 float32 into an existing array: 0 standard normal (torch: `x.normal_()`, ndcuda:
+/// `x(nd::ellipsis) = g.standard_normal<float>(...)`), 1 uniform in [0, 1) (`x.uniform_()` and
+/// `g.random<float>(...)`). Issue 18's targets: both >= torch.
+void BM_random_2p28_ndcuda_vs_torch(benchmark::State& state) {
+  if (nd::device_count() == 0) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  const c10::cuda::CUDAStreamGuard torch_side(c10::cuda::getStreamFromPool());
+  const cudaStream_t ts = c10::cuda::getCurrentCUDAStream().stream();
+  const nd::index_t n = nd::index_t{1} << 28;
+  at::Tensor x = at::empty({n}, at::TensorOptions().device(at::kCUDA).dtype(at::kFloat));
+  auto out = nd::empty<float>({n});
+  auto g = nd::random::default_rng(1234);
+  if (state.range(0) == 0) {
+    interleave(
+        state, ts, [&] { x.normal_(); }, out.stream(),
+        [&] { out(nd::ellipsis) = g.standard_normal<float>({n}); });
+    state.SetLabel("normal float32 2^28: x.normal_() vs g.standard_normal (target: torch_over_ndcuda >= 1)");
+  } else {
+    interleave(
+        state, ts, [&] { x.uniform_(); }, out.stream(), [&] { out(nd::ellipsis) = g.random<float>({n}); });
+    state.SetLabel("random float32 2^28: x.uniform_() vs g.random (target: torch_over_ndcuda >= 1)");
+  }
+}
+
 }  // namespace
 
+BENCHMARK(BM_random_2p28_ndcuda_vs_torch)->Arg(0)->Arg(1)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_bf16_8192_ndcuda_vs_torch)->Arg(0)->Arg(1)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
