@@ -163,7 +163,7 @@ void BM_solve(benchmark::State& state) {
   flops(state, 2.0 / 3.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
 }
 
-/// Stacks of 1024 (32 x 32) float32 matrices: eigh through syevjBatched, svd (full) through gesvdjBatched, qr through
+/// Stacks of 1024 (32 x 32) float32 matrices: eigh through XsyevBatched, svd (full) through gesvdjBatched, qr through
 /// cuBLAS's geqrfBatched and ndcuda's Q kernel, one call for the stack each. Each reads its info codes back (one wait
 /// per call; qr has none), as torch.linalg does. No looped path is reachable at this size, so the figure stands alone
 /// beside torch.linalg in linalg_torch.py. Items: matrices.
@@ -175,7 +175,7 @@ void BM_batched_small(benchmark::State& state) {
   switch (state.range(0)) {
     case 0:
       timed(state, sym.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::eigh(sym)); });
-      state.SetLabel("eigh 1024x(32x32) float32, syevjBatched; torch.linalg.eigh in linalg_torch.py");
+      state.SetLabel("eigh 1024x(32x32) float32, XsyevBatched; torch.linalg.eigh in linalg_torch.py");
       break;
     case 1:
       timed(state, r.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::svd(r)); });

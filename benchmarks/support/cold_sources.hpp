@@ -12,8 +12,8 @@ namespace ndcuda::bench {
 /// holding it was never compiled before: not in this process, and not by an earlier run on the
 /// same machine (a cross-process cache, or a device that an earlier benchmark call left warm).
 inline long long cold_source_number() {
-  static long long next =
-      (static_cast<long long>(::getpid()) << 20) ^ (std::chrono::steady_clock::now().time_since_epoch().count() & 0xfffff);
+  static long long next = (static_cast<long long>(::getpid()) << 20) ^
+                          (std::chrono::steady_clock::now().time_since_epoch().count() & 0xfffff);
   return ++next;
 }
 

@@ -130,8 +130,7 @@ void BM_random_2p28_ndcuda_vs_torch(benchmark::State& state) {
   auto g = nd::random::default_rng(1234);
   if (state.range(0) == 0) {
     interleave(
-        state, ts, [&] { x.normal_(); }, out.stream(),
-        [&] { out(nd::ellipsis) = g.standard_normal<float>({n}); });
+        state, ts, [&] { x.normal_(); }, out.stream(), [&] { out(nd::ellipsis) = g.standard_normal<float>({n}); });
     state.SetLabel("normal float32 2^28: x.normal_() vs g.standard_normal (target: torch_over_ndcuda >= 1)");
   } else {
     interleave(
@@ -142,5 +141,10 @@ void BM_random_2p28_ndcuda_vs_torch(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_random_2p28_ndcuda_vs_torch)->Arg(0)->Arg(1)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_random_2p28_ndcuda_vs_torch)
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_bf16_8192_ndcuda_vs_torch)->Arg(0)->Arg(1)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -1,6 +1,6 @@
-// The one-call paths for stacks of small matrices: eigh through cuSOLVER's syevjBatched, svd through
-// gesvdjBatched, QR through cuBLAS's geqrfBatched (Q formed by solver_kernels' householder_q). Private to
-// ndcuda::linalg.
+// The one-call paths for stacks of small matrices: eigh through cuSOLVER's XsyevBatched (syevjBatched under graph
+// capture), svd through gesvdjBatched, QR through cuBLAS's geqrfBatched (Q formed by solver_kernels'
+// householder_q). Private to ndcuda::linalg.
 #pragma once
 
 #include <algorithm>
@@ -17,7 +17,7 @@ constexpr index_t batched_jacobi_limit = 32;
 /// as the batched LU's).
 constexpr index_t batched_qr_limit = 64;
 
-/// Whether a stack of `count` Hermitian n x n matrices goes through syevjBatched (else one syevd per matrix). A single
+/// Whether a stack of `count` Hermitian n x n matrices goes through eigh_batched (else one syevd per matrix). A single
 /// matrix keeps syevd: the batched routine gains nothing there.
 constexpr bool use_batched_eigh(index_t n, index_t count) {
   return count > 1 && count <= INT_MAX && n >= 1 && n <= batched_jacobi_limit;
@@ -33,7 +33,8 @@ constexpr bool use_batched_qr(index_t m, index_t n, index_t count) {
 
 /// Eigenvalues (ascending, into `w`: count x n, consecutive) and, with `vectors`, eigenvectors (over `f`'s columns) of
 /// the column-major n x n matrices packed in `f` (count of them), from the lower (or `upper`) triangle. info[b] > 0:
-/// matrix b did not converge. Jacobi tolerance: the dtype's epsilon; at most 100 sweeps.
+/// matrix b did not converge. XsyevBatched; under graph capture syevjBatched (tolerance the dtype's epsilon, at most
+/// 100 sweeps).
 void eigh_batched(const erased_array& f, void* w, index_t n, index_t count, bool upper, bool vectors, int* info);
 
 /// Singular values (descending, min(m, n) per matrix into `s`) and, with `vectors`, the full U (m x m) and V (n x n,
