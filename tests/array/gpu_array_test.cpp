@@ -9,24 +9,15 @@
 #include <complex>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/ndarray.hpp>
-#include <random>
 #include <sstream>
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
-
-std::vector<double> random_doubles(std::size_t n) {
-  std::uniform_real_distribution<double> dist(-100.0, 100.0);
-  std::vector<double> v(n);
-  for (double& x : v) {
-    x = dist(nd::testing::rng());
-  }
-  return v;
-}
 
 // The elements a layout selects from a C-order host buffer, in C order: the host reference for views.
 template <class T>
@@ -108,7 +99,7 @@ TEST(ArrayGpu, EyeAndIdentity) {
 
 TEST(ArrayGpu, HostRoundTripsOnRandomData) {
   NDCUDA_REQUIRE_GPU();
-  const auto src = random_doubles(3001);
+  const auto src = nd::testing::uniform_values<double>(3001, -100.0, 100.0);
   EXPECT_EQ(nd::asarray(src, {3001}).to_host(), src);
   std::vector<float> f(src.begin(), src.end());
   EXPECT_EQ(nd::asarray(std::span<const float>(f), {3001}).to_host(), f);
@@ -133,7 +124,7 @@ TEST(ArrayGpu, HostRoundTripsOnRandomData) {
 
 TEST(ArrayGpu, ViewsReadBackLikeTheHostLayout) {
   NDCUDA_REQUIRE_GPU();
-  const auto host = random_doubles(4 * 5 * 6);
+  const auto host = nd::testing::uniform_values<double>(4 * 5 * 6, -100.0, 100.0);
   const auto a = nd::asarray(host, {4, 5, 6});
   const auto check = [&](const nd::ndarray<double>& v) {
     EXPECT_EQ(v.owner(), a.owner());
@@ -156,7 +147,7 @@ TEST(ArrayGpu, ViewsReadBackLikeTheHostLayout) {
 
 TEST(ArrayGpu, ReshapeCopiesOnlyWhenNeeded) {
   NDCUDA_REQUIRE_GPU();
-  const auto host = random_doubles(24);
+  const auto host = nd::testing::uniform_values<double>(24, -100.0, 100.0);
   const auto a = nd::asarray(host, {4, 6});
   const auto t = a.T();
   const auto flat = t.reshape({-1});  // a transpose cannot be flattened in place
@@ -208,7 +199,7 @@ TEST(ArrayGpu, ItemZeroDimAndEmpty) {
 
 TEST(ArrayGpu, AsyncCopyToPinnedHostOnAnotherStream) {
   NDCUDA_REQUIRE_GPU();
-  const auto host = random_doubles(1 << 16);
+  const auto host = nd::testing::uniform_values<double>(1 << 16, -100.0, 100.0);
   const auto a = nd::asarray(host, {256, 256});
   const auto view = a(nd::slice(nd::none, nd::none, 2), nd::slice(nd::none, nd::none, -1));
   void* raw = nullptr;
@@ -237,7 +228,7 @@ TEST(ArrayGpu, LargeContiguousCopiesGoThroughTheCopyEngineAndStayExact) {
   // 2^18 + 3 doubles (over 1 MiB: the cudaMemcpyAsync path), into a whole array, a contiguous
   // slice at an offset, onto itself, and across a cast (the kernel path) for comparison.
   const std::size_t n = (std::size_t{1} << 18) + 3;
-  const auto host = random_doubles(n);
+  const auto host = nd::testing::uniform_values<double>(n, -100.0, 100.0);
   const auto a = nd::asarray(host, {static_cast<nd::index_t>(n)});
   auto c = nd::empty<double>({static_cast<nd::index_t>(n)});
   c(nd::ellipsis) = a;

@@ -9,13 +9,13 @@
 #include <iostream>
 #include <limits>
 #include <ndcuda/ndcuda.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "support/error_message.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -238,11 +238,7 @@ TEST(ArrayHardeningGpu, CaptureRefusesQueryAndAHugeAllocationAndGoesOn) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
   constexpr nd::index_t n = 4096;
-  std::vector<float> x(n);
-  std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
-  for (auto& v : x) {
-    v = dist(nd::testing::rng());
-  }
+  const std::vector<float> x = nd::testing::uniform_values<float>(n, -8.0, 8.0);
   const auto a = nd::asarray<float>(x, {n}, s);
   const auto out = nd::empty<float>({n}, s);
   s.synchronize();

@@ -6,37 +6,28 @@
 #include <cstdint>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/ndarray.hpp>
-#include <random>
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
 
-template <class T>
-std::vector<T> random_values(std::size_t n) {
-  std::vector<T> v(n);
-  std::uniform_int_distribution<int> dist(-1000, 1000);
-  for (auto& x : v) {
-    x = static_cast<T>(dist(nd::testing::rng()));
-  }
-  return v;
-}
-
 TEST(HostRead, BigArraysReadBackExactlyThroughBothVectors) {
   NDCUDA_REQUIRE_GPU();
   // 24 MiB of float and 40 MiB of int64: past the huge-block threshold, several staging chunks,
   // and a size that is not a multiple of a page.
-  const std::vector<float> f = random_values<float>((std::size_t{24} << 20) / 4 + 13);
+  const std::vector<float> f = nd::testing::uniform_integers<float>((std::size_t{24} << 20) / 4 + 13, -1000, 1000);
   const auto df = nd::asarray(f);
   EXPECT_EQ(df.to_host(), f);
   const nd::host_vector<float> hf = df.to_host_vector();
   ASSERT_EQ(hf.size(), f.size());
   EXPECT_TRUE(std::equal(hf.begin(), hf.end(), f.begin()));
 
-  const std::vector<std::int64_t> i = random_values<std::int64_t>((std::size_t{40} << 20) / 8 + 5);
+  const std::vector<std::int64_t> i =
+      nd::testing::uniform_integers<std::int64_t>((std::size_t{40} << 20) / 8 + 5, -1000, 1000);
   const auto di = nd::asarray(i);
   EXPECT_EQ(di.to_host(), i);
   const nd::host_vector<std::int64_t> hi = di.to_host_vector();
@@ -45,7 +36,7 @@ TEST(HostRead, BigArraysReadBackExactlyThroughBothVectors) {
 
 TEST(HostRead, StridedViewsBoolAndComplexThroughToHostVector) {
   NDCUDA_REQUIRE_GPU();
-  const std::vector<double> d = random_values<double>(600 * 700);
+  const std::vector<double> d = nd::testing::uniform_integers<double>(600 * 700, -1000, 1000);
   const auto a = nd::asarray(d, {600, 700});
   const auto t = a.T();  // non-contiguous: read through a dense copy
   const std::vector<double> expected = t.to_host();

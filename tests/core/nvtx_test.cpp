@@ -12,6 +12,7 @@
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 #include "support/nvtx_names.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -130,15 +131,9 @@ TEST(Nvtx, SwitchReportsTheBuild) {
 TEST(NvtxGpu, OpsRunInsideTheirRanges) {
   NDCUDA_REQUIRE_GPU();
   constexpr int n = 1000;
-  std::vector<float> ha(n);
-  std::vector<float> hb(n);
-  std::vector<float> hc(n);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  for (int k = 0; k < n; ++k) {
-    ha[k] = u(nd::testing::rng());
-    hb[k] = u(nd::testing::rng());
-    hc[k] = u(nd::testing::rng());
-  }
+  const std::vector<float> ha = nd::testing::uniform_values<float>(n, -1.0, 1.0);
+  const std::vector<float> hb = nd::testing::uniform_values<float>(n, -1.0, 1.0);
+  const std::vector<float> hc = nd::testing::uniform_values<float>(n, -1.0, 1.0);
   const auto a = nd::asarray(ha, {n});
   const auto b = nd::asarray(hb, {n});
   const auto c = nd::asarray(hc, {n});

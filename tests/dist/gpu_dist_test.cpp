@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <ndcuda/dist.hpp>
 #include <ndcuda/ndcuda.hpp>
-#include <random>
 #include <vector>
 
 #include "support/contexts.hpp"
 #include "support/dist_gpus.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 namespace dist = ndcuda::dist;
@@ -21,20 +21,6 @@ namespace dist = ndcuda::dist;
 namespace {
 
 using nd::testing::all_gpus;
-
-template <class T>
-std::vector<T> random_values(std::size_t n) {
-  std::uniform_real_distribution<double> u(-4.0, 4.0);
-  std::vector<T> v(n);
-  for (auto& x : v) {
-    if constexpr (std::is_integral_v<T>) {
-      x = static_cast<T>(std::llround(u(nd::testing::rng()) * 8));
-    } else {
-      x = static_cast<T>(u(nd::testing::rng()));
-    }
-  }
-  return v;
-}
 
 // An extent that leaves a remainder over p ranks and gives every rank at least one element.
 nd::index_t uneven(int p, nd::index_t per_rank) {
@@ -51,7 +37,7 @@ TEST(DistCreation, DistributeGatherAndToHostEveryAxisMultiGpu) {
   NDCUDA_REQUIRE_GPUS(2);
   const auto comm = all_gpus();
   for (const auto& shape : test_shapes(comm.size())) {
-    const auto host = random_values<float>(static_cast<std::size_t>(nd::shape_size(shape)));
+    const auto host = nd::testing::uniform_values<float>(static_cast<std::size_t>(nd::shape_size(shape)), -4.0, 4.0);
     const auto single = nd::asarray<float>(host, shape, nd::default_stream(0));
     for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
       SCOPED_TRACE(nd::format_shape(shape) + " axis " + std::to_string(axis));
@@ -80,7 +66,7 @@ TEST(DistCreation, ZerosFullArangeMatchTheSingleGpuArraysMultiGpu) {
   NDCUDA_REQUIRE_GPUS(2);
   const auto comm = all_gpus();
   const nd::index_t n = uneven(comm.size(), 333);
-  const float value = std::uniform_real_distribution<float>(1.0F, 2.0F)(nd::testing::rng());
+  const float value = nd::testing::uniform_values<float>(1, 1.0, 2.0)[0];
   EXPECT_EQ(dist::full<float>({n, 3}, value, comm, dist::sharding::block(0)).to_host(),
             std::vector<float>(static_cast<std::size_t>(3 * n), value));
   EXPECT_EQ(dist::zeros<std::int32_t>({3, n}, comm, dist::sharding::block(1)).to_host(),
@@ -103,8 +89,8 @@ TEST(DistElementwise, FusedExpressionMatchesTheSingleGpuArrayMultiGpu) {
   const auto comm = all_gpus();
   for (const auto& shape : test_shapes(comm.size())) {
     const auto n = static_cast<std::size_t>(nd::shape_size(shape));
-    const auto ha = random_values<float>(n);
-    const auto hb = random_values<float>(n);
+    const auto ha = nd::testing::uniform_values<float>(n, -4.0, 4.0);
+    const auto hb = nd::testing::uniform_values<float>(n, -4.0, 4.0);
     const auto sa = nd::asarray<float>(ha, shape, nd::default_stream(0));
     const auto sb = nd::asarray<float>(hb, shape, nd::default_stream(0));
     const nd::ndarray<float> expected = sa * sb + 2.0F * nd::sin(sa) - nd::maximum(sb, 0.5F);
@@ -136,8 +122,9 @@ TEST(DistElementwise, FusedExpressionMatchesTheSingleGpuArrayMultiGpu) {
         ASSERT_NEAR(assigned[i], want[i], 4e-6 * (1.0 + std::abs(want[i]))) << i;
       }
       // Promotion follows NumPy: float32 * int32 is float64.
-      const auto i32 = dist::distribute(
-          nd::asarray<std::int32_t>(random_values<std::int32_t>(n), shape, nd::default_stream(0)), comm, axis);
+      const auto i32 = dist::distribute(nd::asarray<std::int32_t>(nd::testing::uniform_values<std::int32_t>(n, -32, 32),
+                                                                  shape, nd::default_stream(0)),
+                                        comm, axis);
       const auto mixed = dist::eval(a * i32);
       static_assert(std::is_same_v<decltype(mixed)::value_type, double>);
     }
@@ -149,9 +136,9 @@ TEST(DistElementwise, ReplicatedAndScalarOperandsBroadcastMultiGpu) {
   const auto comm = all_gpus();
   const nd::index_t rows = uneven(comm.size(), 6);
   const nd::index_t cols = uneven(comm.size(), 5);
-  const auto hm = random_values<double>(static_cast<std::size_t>(rows * cols));
-  const auto hrow = random_values<double>(static_cast<std::size_t>(cols));
-  const auto hcol = random_values<double>(static_cast<std::size_t>(rows));
+  const auto hm = nd::testing::uniform_values<double>(static_cast<std::size_t>(rows * cols), -4.0, 4.0);
+  const auto hrow = nd::testing::uniform_values<double>(static_cast<std::size_t>(cols), -4.0, 4.0);
+  const auto hcol = nd::testing::uniform_values<double>(static_cast<std::size_t>(rows), -4.0, 4.0);
   const auto m = nd::asarray<double>(hm, {rows, cols}, nd::default_stream(0));
   const auto row = nd::asarray<double>(hrow, {cols}, nd::default_stream(0));
   const auto col = nd::asarray<double>(hcol, {rows, 1}, nd::default_stream(0));
@@ -193,7 +180,8 @@ TEST(DistMovement, ReshardAndReplicateRoundTripsMultiGpu) {
   NDCUDA_REQUIRE_GPUS(2);
   const auto comm = all_gpus();
   for (const auto& shape : test_shapes(comm.size())) {
-    const auto host = random_values<std::int64_t>(static_cast<std::size_t>(nd::shape_size(shape)));
+    const auto host =
+        nd::testing::uniform_values<std::int64_t>(static_cast<std::size_t>(nd::shape_size(shape)), -32, 32);
     const int ndim = static_cast<int>(shape.size());
     for (int from = 0; from < ndim; ++from) {
       const auto a = dist::distribute<std::int64_t>(host, shape, comm, from);
@@ -221,7 +209,7 @@ TEST(DistIsolation, CommunicatorOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu)
   NDCUDA_REQUIRE_GPUS(2);
   const int target = nd::device_count() - 1;
   const dist::communicator comm({target});
-  const auto host = random_values<float>(1001);
+  const auto host = nd::testing::uniform_values<float>(1001, -4.0, 4.0);
   const auto a = dist::distribute<float>(host, {1001}, comm, 0);
   const dist::distributed_array<float> b = a * 2.0F + 1.0F;
   const auto back = b.to_host();
@@ -238,7 +226,7 @@ TEST(DistIsolation, CommunicatorOnTheLastDeviceLeavesTheOthersUntouchedMultiGpu)
 TEST(DistCapture, CollectivesOfSeveralGpusInOneThreadAreRefusedDuringCaptureMultiGpu) {
   NDCUDA_REQUIRE_GPUS(2);
   const auto comm = all_gpus();
-  const auto host = random_values<float>(1001);
+  const auto host = nd::testing::uniform_values<float>(1001, -4.0, 4.0);
   const auto a = dist::distribute<float>(host, {1001}, comm, 0);
   comm.synchronize();
   {
@@ -267,8 +255,8 @@ TEST(DistAssignment, RebindAssignAndCompoundWorkShardWise) {
   NDCUDA_REQUIRE_GPU();
   const auto comm = all_gpus();
   const nd::shape_t shape{uneven(comm.size(), 9), 5};
-  const auto ha = random_values<float>(static_cast<std::size_t>(nd::shape_size(shape)));
-  const auto hb = random_values<float>(ha.size());
+  const auto ha = nd::testing::uniform_values<float>(static_cast<std::size_t>(nd::shape_size(shape)), -4.0, 4.0);
+  const auto hb = nd::testing::uniform_values<float>(ha.size(), -4.0, 4.0);
   auto a = dist::distribute<float>(ha, shape, comm, 0);
   const auto b = dist::distribute<float>(hb, shape, comm, 0);
   const auto alias = a;  // shares a's shards

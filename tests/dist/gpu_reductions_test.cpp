@@ -8,10 +8,10 @@
 #include <ndcuda/dist.hpp>
 #include <ndcuda/ndcuda.hpp>
 #include <ndcuda/ops/reductions.hpp>
-#include <random>
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 namespace dist = ndcuda::dist;
@@ -25,15 +25,6 @@ dist::communicator all_gpus() {
     devices.push_back(i);
   }
   return dist::communicator(devices, {std::chrono::seconds(120)});
-}
-
-std::vector<double> random_doubles(std::size_t n, double lo, double hi) {
-  std::uniform_real_distribution<double> u(lo, hi);
-  std::vector<double> v(n);
-  for (auto& x : v) {
-    x = u(nd::testing::rng());
-  }
-  return v;
 }
 
 template <class A, class B>
@@ -59,7 +50,7 @@ TEST(DistReductions, EveryReductionEveryAxisMatchesOneGpuMultiGpu) {
   for (const auto& shape : shapes(comm.size())) {
     // Near 1, so that the product of the 1-d shape's ~1000 p factors stays near 1 (about e^-3.4
     // for p = 2) instead of underflowing to 0, where the absolute tolerance could never fail.
-    const auto hd = random_doubles(static_cast<std::size_t>(nd::shape_size(shape)), 0.9, 1.1);
+    const auto hd = nd::testing::uniform_values<double>(static_cast<std::size_t>(nd::shape_size(shape)), 0.9, 1.1);
     std::vector<float> hf(hd.begin(), hd.end());
     const auto single = nd::asarray<float>(hf, shape, nd::default_stream(0));
     const int ndim = static_cast<int>(shape.size());
@@ -117,8 +108,8 @@ TEST(DistReductions, ComplexSumWorksAndComplexMaxThrowsMultiGpu) {
   NDCUDA_REQUIRE_GPUS(2);
   const auto comm = all_gpus();
   const nd::shape_t shape{9, 2 * comm.size() + 1};
-  const auto re = random_doubles(static_cast<std::size_t>(nd::shape_size(shape)), -1, 1);
-  const auto im = random_doubles(re.size(), -1, 1);
+  const auto re = nd::testing::uniform_values<double>(static_cast<std::size_t>(nd::shape_size(shape)), -1, 1);
+  const auto im = nd::testing::uniform_values<double>(re.size(), -1, 1);
   std::vector<std::complex<double>> h(re.size());
   std::complex<double> total = 0;
   for (std::size_t i = 0; i < h.size(); ++i) {

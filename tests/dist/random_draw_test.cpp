@@ -12,7 +12,6 @@
 #include <ndcuda/random.hpp>
 #include <ndcuda/random/detail/host_reference.hpp>
 #include <optional>
-#include <random>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -20,6 +19,7 @@
 
 #include "support/dist_gpus.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 namespace dist = ndcuda::dist;
@@ -269,15 +269,8 @@ TEST(DistDrawParts, EveryRanksPartEqualsItsBlockOfTheSingleGpuDraw) {
   }
   // Array parameters: loc along the last axis, scale along the first (broadcast over the rest).
   const nd::shape_t shape{7, 5};
-  std::uniform_real_distribution<double> u(-3.0, 3.0);
-  std::vector<float> loc(5);
-  std::vector<float> scale(7);
-  for (auto& v : loc) {
-    v = static_cast<float>(u(nd::testing::rng()));
-  }
-  for (auto& v : scale) {
-    v = static_cast<float>(std::abs(u(nd::testing::rng())) + 0.1);
-  }
+  const std::vector<float> loc = nd::testing::uniform_values<float>(5, -3.0, 3.0);
+  const std::vector<float> scale = nd::testing::uniform_values<float>(7, 0.1, 3.1);  // |U(-3, 3)| + 0.1
   const auto loc_a = nd::asarray<float>(loc, {5});
   const auto scale_a = nd::asarray<float>(scale, {7, 1});
   expect_parts_equal_blocks(
@@ -344,12 +337,8 @@ void expect_fill_matches(const dist::communicator& comm, const nd::shape_t& shap
 }
 
 nd::ndarray<double> random_row(nd::index_t n) {
-  std::uniform_real_distribution<double> u(-5.0, 5.0);
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (auto& x : v) {
-    x = u(nd::testing::rng());
-  }
-  return nd::asarray<double>(v, {n}, nd::default_stream(0));
+  return nd::asarray<double>(nd::testing::uniform_values<double>(static_cast<std::size_t>(n), -5.0, 5.0), {n},
+                             nd::default_stream(0));
 }
 
 }  // namespace
@@ -373,11 +362,8 @@ TEST(DistDraw, ExpressionsMixDistributedArraysAndDraws) {
   NDCUDA_REQUIRE_GPU();
   const auto comm = all_gpus();
   const nd::shape_t shape{uneven(comm.size(), 6), 9};
-  std::uniform_real_distribution<double> u(-4.0, 4.0);
-  std::vector<float> hx(static_cast<std::size_t>(nd::shape_size(shape)));
-  for (auto& v : hx) {
-    v = static_cast<float>(u(nd::testing::rng()));
-  }
+  const std::vector<float> hx =
+      nd::testing::uniform_values<float>(static_cast<std::size_t>(nd::shape_size(shape)), -4.0, 4.0);
   for (int axis = 0; axis < 2; ++axis) {
     SCOPED_TRACE("axis " + std::to_string(axis));
     const std::uint64_t seed = nd::testing::rng()();

@@ -17,6 +17,7 @@
 #include <string>
 #include <support/error_message.hpp>
 #include <support/gpu.hpp>
+#include <support/random_inputs.hpp>
 #include <support/scratch_files.hpp>
 #include <vector>
 
@@ -349,19 +350,11 @@ TEST_F(FileIo, LoadtxtErrorsUseNumPysWords) {
 
 TEST_F(FileIo, GpuSaveLoadAndArchivesOfMixedDtypes) {
   NDCUDA_REQUIRE_GPU();
-  auto& rng = nd::testing::rng();
-  std::uniform_real_distribution<double> real(-1e3, 1e3);
-  std::vector<float> f(6 * 7);
-  for (float& v : f) {
-    v = static_cast<float>(real(rng));
-  }
-  std::vector<std::complex<double>> z(5);
-  for (auto& v : z) {
-    v = {real(rng), real(rng)};
-  }
+  const std::vector<float> f = nd::testing::uniform_values<float>(6 * 7, -1e3, 1e3);
+  const std::vector<std::complex<double>> z = nd::testing::uniform_values<std::complex<double>>(5, -1e3, 1e3);
   std::vector<bool> mask(9);
   for (std::size_t i = 0; i < mask.size(); ++i) {
-    mask[i] = real(rng) > 0;
+    mask[i] = std::bernoulli_distribution(0.5)(nd::testing::rng());
   }
   const auto a = nd::asarray(f, {6, 7});
   const auto b = nd::asarray(mask, {3, 3});
@@ -433,12 +426,7 @@ TEST_F(FileIo, GpuLoadsNumPyArchivesAndFortranMembers) {
 
 TEST_F(FileIo, GpuTextRoundTrips) {
   NDCUDA_REQUIRE_GPU();
-  auto& rng = nd::testing::rng();
-  std::normal_distribution<double> normal(0, 1e4);
-  std::vector<double> v(4 * 5);
-  for (double& x : v) {
-    x = normal(rng);
-  }
+  const std::vector<double> v = nd::testing::normal_values<double>(4 * 5, 0.0, 1e4);
   const auto a = nd::asarray(v, {4, 5});
   // '%.18e' keeps every double exactly.
   nd::savetxt(dir_ / "a.txt", a);

@@ -21,6 +21,7 @@
 #include "jit/program_cache.hpp"
 #include "jit/reduction_state.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 namespace jd = ndcuda::jit::detail;
@@ -112,10 +113,8 @@ TEST(JitFirstCall, ReductionCompileErrorsStillReachTheCaller) {
 // that does not, on fresh random input, against sums and maxima computed in double on the host.
 TEST(JitFirstCall, GpuFirstCallReductionsMatchTheHostReference) {
   NDCUDA_REQUIRE_GPU();
-  std::uniform_real_distribution<double> value(-2.0, 2.0);
   const std::size_t n = (std::size_t{1} << 20) + 7;
-  std::vector<double> host(n);
-  for (double& x : host) x = value(nd::testing::rng());
+  const std::vector<double> host = nd::testing::uniform_values<double>(n, -2.0, 2.0);
   const auto a = nd::asarray(host.data(), nd::shape_t{static_cast<nd::index_t>(n)});
   long double want = 0;
   for (double x : host) want += x;
@@ -125,8 +124,8 @@ TEST(JitFirstCall, GpuFirstCallReductionsMatchTheHostReference) {
 
   const nd::index_t rows = 3;
   const nd::index_t cols = 200001;
-  std::vector<float> matrix(static_cast<std::size_t>(rows * cols));
-  for (float& x : matrix) x = static_cast<float>(value(nd::testing::rng()));
+  const std::vector<float> matrix =
+      nd::testing::uniform_values<float>(static_cast<std::size_t>(rows * cols), -2.0, 2.0);
   const auto m = nd::asarray(matrix.data(), nd::shape_t{rows, cols});
   const std::vector<float> row_max = nd::max(m, 1).to_host();      // 3 outputs: splits
   const std::vector<float> col_sum = nd::sum(m * m, 0).to_host();  // many outputs: one pass

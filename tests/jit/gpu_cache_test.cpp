@@ -13,6 +13,7 @@
 #include "jit/program_cache.hpp"
 #include "jit_support.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 namespace jd = ndcuda::jit::detail;
@@ -42,8 +43,7 @@ void launch_both() {
   nd::raw_kernel fill(fill_source, "fill");
   fill_and_check(fill, 42);
   nd::elementwise_kernel<float(float)> twice("out = 2 * x", "twice");
-  std::vector<float> host(5000);
-  for (auto& v : host) v = std::uniform_real_distribution<float>(-3, 3)(nd::testing::rng());
+  const std::vector<float> host = nd::testing::uniform_values<float>(5000, -3.0, 3.0);
   nd::testing::device_buffer<float> in(0, host);
   nd::testing::device_buffer<float> out(0, host.size());
   nd::stream s(0);

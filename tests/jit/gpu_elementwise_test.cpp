@@ -6,28 +6,14 @@
 #include <cmath>
 #include <complex>
 #include <ndcuda/ndcuda.hpp>
-#include <random>
 
 #include "gpu_support.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
-
-template <class T>
-std::vector<T> random_values(std::size_t n, double low = -1, double high = 1) {
-  std::uniform_real_distribution<double> dist(low, high);
-  std::vector<T> v(n);
-  for (auto& x : v) {
-    if constexpr (std::is_same_v<T, std::complex<float>>) {
-      x = T(static_cast<float>(dist(nd::testing::rng())), static_cast<float>(dist(nd::testing::rng())));
-    } else {
-      x = static_cast<T>(dist(nd::testing::rng()));
-    }
-  }
-  return v;
-}
 
 double scaled_sum(double x, double y) {
   return x * 3.5 + y * y;
@@ -78,8 +64,8 @@ TEST(JitElementwiseGpu, ScaledSumOnDenseArraysMatchesTheHost) {
   nd::stream s(0);
   // n not a multiple of the vector width; then the same data seen from misaligned pointers.
   const std::size_t n = (1U << 20) + 7;
-  const auto x = random_values<float>(n + 1);
-  const auto y = random_values<float>(n + 1);
+  const auto x = nd::testing::uniform_values<float>(n + 1, -1.0, 1.0);
+  const auto y = nd::testing::uniform_values<float>(n + 1, -1.0, 1.0);
   nd::testing::device_buffer<float> dx(0, x);
   nd::testing::device_buffer<float> dy(0, y);
   nd::testing::device_buffer<float> out(0, n + 1);
@@ -108,8 +94,8 @@ TEST(JitElementwiseGpu, InputsBroadcastAndLayoutsMayBeStrided) {
   nd::stream s(0);
   constexpr std::size_t rows = 64;
   constexpr std::size_t cols = 100;
-  const auto a = random_values<float>(rows * cols);
-  const auto b = random_values<float>(2 * rows + cols);
+  const auto a = nd::testing::uniform_values<float>(rows * cols, -1.0, 1.0);
+  const auto b = nd::testing::uniform_values<float>(2 * rows + cols, -1.0, 1.0);
   nd::testing::device_buffer<float> da(0, a);
   nd::testing::device_buffer<float> db(0, b);
   nd::testing::device_buffer<float> out(0, rows * cols);
@@ -153,8 +139,8 @@ TEST(JitElementwiseGpu, ComplexHalfBoolAndIntegerKernelsMatchTheHost) {
   const std::size_t n = 10007;
 
   const auto complex_mix = complex_kernel();
-  const auto cx = random_values<cf>(n);
-  auto cy = random_values<cf>(n);
+  const auto cx = nd::testing::uniform_values<cf>(n, -1.0, 1.0);
+  auto cy = nd::testing::uniform_values<cf>(n, -1.0, 1.0);
   for (auto& v : cy) v += cf(2.0F, 0.0F);  // keep away from 0
   nd::testing::device_buffer<cf> dcx(0, cx);
   nd::testing::device_buffer<cf> dcy(0, cy);
@@ -174,12 +160,11 @@ TEST(JitElementwiseGpu, ComplexHalfBoolAndIntegerKernelsMatchTheHost) {
   half_product(static_cast<nd::index_t>(n), dhout.data(), dhx.data(), dhy.data(), s);
 
   const auto less = less_kernel();
-  std::vector<std::int64_t> ix(n);
-  std::vector<std::int64_t> iy(n);
-  std::uniform_int_distribution<std::int64_t> ints(-(std::int64_t{1} << 40), std::int64_t{1} << 40);
-  for (std::size_t i = 0; i < n; ++i) {
-    ix[i] = ints(nd::testing::rng());
-    iy[i] = i % 5 == 0 ? ix[i] : ints(nd::testing::rng());
+  const double big = std::ldexp(1.0, 40);
+  const std::vector<std::int64_t> ix = nd::testing::uniform_values<std::int64_t>(n, -big, big);
+  std::vector<std::int64_t> iy = nd::testing::uniform_values<std::int64_t>(n, -big, big);
+  for (std::size_t i = 0; i < n; i += 5) {
+    iy[i] = ix[i];  // equal pairs too
   }
   nd::testing::device_buffer<std::int64_t> dix(0, ix);
   nd::testing::device_buffer<std::int64_t> diy(0, iy);

@@ -8,6 +8,7 @@
 
 #include "gpu_support.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -24,8 +25,7 @@ CUcontext current_context() {
 // no context current at all, as from a thread that never chose a device.
 void work_only_on_device_one() {
   constexpr int device = 1;
-  std::vector<float> host(4096);
-  for (auto& v : host) v = std::uniform_real_distribution<float>(-1, 1)(nd::testing::rng());
+  const std::vector<float> host = nd::testing::uniform_values<float>(4096, -1.0, 1.0);
   nd::testing::device_buffer<float> in(device, host);
   nd::testing::device_buffer<float> out(device, host.size());
   std::optional<nd::stream> s;

@@ -4,10 +4,10 @@
 
 #include <cmath>
 #include <ndcuda/ndcuda.hpp>
-#include <random>
 
 #include "gpu_support.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -20,13 +20,6 @@ extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned lon
   }
 }
 )";
-
-std::vector<float> random_floats(std::size_t n) {
-  std::uniform_real_distribution<float> dist(-1.0F, 1.0F);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(nd::testing::rng());
-  return v;
-}
 
 nd::raw_kernel scale_kernel() {
   return {
@@ -66,8 +59,8 @@ TEST(JitRawKernelGpu, SaxpyMatchesAHostReference) {
   NDCUDA_REQUIRE_GPU();
   nd::raw_kernel saxpy(saxpy_source, "saxpy");
   const std::size_t n = (1U << 20) + 3;
-  const auto x = random_floats(n);
-  const auto y = random_floats(n);
+  const auto x = nd::testing::uniform_values<float>(n, -1.0, 1.0);
+  const auto y = nd::testing::uniform_values<float>(n, -1.0, 1.0);
   nd::testing::device_buffer<float> dx(0, x);
   nd::testing::device_buffer<float> dy(0, y);
   nd::stream s(0);
@@ -119,8 +112,7 @@ TEST(JitRawKernelGpu, ArgumentsOfTheWrongSizeOrCountAreRefusedBeforeLaunching) {
 TEST(JitRawKernelGpu, TemplateKernelsLaunchThroughTheirNameExpression) {
   NDCUDA_REQUIRE_GPU();
   const auto scale = scale_kernel();
-  std::vector<double> host(1000);
-  for (auto& v : host) v = std::uniform_real_distribution<double>(-5, 5)(nd::testing::rng());
+  const std::vector<double> host = nd::testing::uniform_values<double>(1000, -5.0, 5.0);
   nd::testing::device_buffer<double> d(0, host);
   nd::stream s(0);
   scale(dim3(4), dim3(256), 0, s, d.data(), 3.0, 1000);
@@ -134,7 +126,7 @@ TEST(JitRawKernelGpu, TheReductionTemplateSumsEveryRow) {
   const auto row_sum = row_sum_kernel();
   constexpr int rows = 300;
   constexpr int cols = 1000;
-  const auto host = random_floats(static_cast<std::size_t>(rows) * cols);
+  const auto host = nd::testing::uniform_values<float>(static_cast<std::size_t>(rows) * cols, -1.0, 1.0);
   nd::testing::device_buffer<float> in(0, host);
   nd::testing::device_buffer<double> out(0, rows);
   // Host mirrors of the indexers: size, shape[1], strides[NARGS][1], all int.

@@ -19,6 +19,7 @@
 #include "jit/reduction_plan.hpp"
 #include "jit/reduction_source.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 namespace jd = ndcuda::jit::detail;
@@ -127,18 +128,12 @@ TEST(JitLeanKernels, ReductionsParseOnlyWhatTheirMapCalls) {
 // none, or others, on fresh random input, against references computed in double on the host.
 TEST(JitLeanKernels, GpuExpressionsAndReductionsOfEachKindMatchTheHostReference) {
   NDCUDA_REQUIRE_GPU();
-  std::uniform_real_distribution<float> value(-2.0F, 2.0F);
   const nd::index_t rows = 3;
   const nd::index_t cols = 100003;
   const std::size_t n = static_cast<std::size_t>(rows * cols);
-  std::vector<float> ha(n);
-  std::vector<float> hb(n);
-  std::vector<float> hc(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    ha[i] = value(nd::testing::rng());
-    hb[i] = value(nd::testing::rng());
-    hc[i] = value(nd::testing::rng());
-  }
+  const std::vector<float> ha = nd::testing::uniform_values<float>(n, -2.0, 2.0);
+  const std::vector<float> hb = nd::testing::uniform_values<float>(n, -2.0, 2.0);
+  const std::vector<float> hc = nd::testing::uniform_values<float>(n, -2.0, 2.0);
   const auto a = nd::asarray(ha, {rows, cols});
   const auto b = nd::asarray(hb, {rows, cols});
   const auto c = nd::asarray(hc, {rows, cols});
@@ -207,7 +202,6 @@ TEST(JitLeanKernels, RowsOfWholeVectorsLeaveTheTailLoopOut) {
 // views of the first `cols` of `padded` columns, so their starts stay 16-byte aligned (vectors).
 TEST(JitLeanKernels, GpuReductionsWithAndWithoutTheTailMatchTheHostReference) {
   NDCUDA_REQUIRE_GPU();
-  std::uniform_real_distribution<float> value(-2.0F, 2.0F);
   const double eps = 1.19e-7;
   struct sum_case {
     nd::index_t rows, cols, padded;
@@ -216,8 +210,8 @@ TEST(JitLeanKernels, GpuReductionsWithAndWithoutTheTailMatchTheHostReference) {
   const std::vector<sum_case> cases{
       {512, 4096, 4096}, {512, 4099, 4100}, {2, big + 4, big + 4}, {2, big + 3, big + 4}, {1, 4099, 4099}};
   for (const sum_case& c : cases) {
-    std::vector<float> host(static_cast<std::size_t>(c.rows * c.padded));
-    for (float& x : host) x = value(nd::testing::rng());
+    const std::vector<float> host =
+        nd::testing::uniform_values<float>(static_cast<std::size_t>(c.rows * c.padded), -2.0, 2.0);
     const auto full = nd::asarray(host, {c.rows, c.padded});
     const auto a = full(nd::all, nd::slice(0, c.cols));
     const std::vector<float> got = nd::sum(a, 1).to_host();
@@ -262,16 +256,10 @@ TEST(JitLeanKernels, ContiguousSizesOfWholeVectorsLeaveTheScalarTailOut) {
 // input, against the host in double.
 TEST(JitLeanKernels, GpuContiguousExpressionsWithAndWithoutTheTailMatchTheHostReference) {
   NDCUDA_REQUIRE_GPU();
-  std::uniform_real_distribution<float> value(-2.0F, 2.0F);
   for (const nd::index_t n : {nd::index_t{1} << 20, (nd::index_t{1} << 20) + 3, nd::index_t{3}, nd::index_t{8}}) {
-    std::vector<float> ha(static_cast<std::size_t>(n));
-    std::vector<float> hb(ha.size());
-    std::vector<float> hc(ha.size());
-    for (std::size_t i = 0; i < ha.size(); ++i) {
-      ha[i] = value(nd::testing::rng());
-      hb[i] = value(nd::testing::rng());
-      hc[i] = value(nd::testing::rng());
-    }
+    const std::vector<float> ha = nd::testing::uniform_values<float>(static_cast<std::size_t>(n), -2.0, 2.0);
+    const std::vector<float> hb = nd::testing::uniform_values<float>(ha.size(), -2.0, 2.0);
+    const std::vector<float> hc = nd::testing::uniform_values<float>(ha.size(), -2.0, 2.0);
     const auto a = nd::asarray(ha, {n});
     const auto b = nd::asarray(hb, {n});
     const auto c = nd::asarray(hc, {n});

@@ -13,6 +13,7 @@
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 #include "support/nvtx_names.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -43,15 +44,8 @@ TEST(NvtxLinalgGpu, MatmulRunsInsideItsRange) {
   constexpr int m = 7;
   constexpr int k = 5;
   constexpr int n = 6;
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> ha(m * k);
-  std::vector<double> hb(k * n);
-  for (double& v : ha) {
-    v = u(nd::testing::rng());
-  }
-  for (double& v : hb) {
-    v = u(nd::testing::rng());
-  }
+  const std::vector<double> ha = nd::testing::uniform_values<double>(m * k, -1.0, 1.0);
+  const std::vector<double> hb = nd::testing::uniform_values<double>(k * n, -1.0, 1.0);
   const auto a = nd::asarray(ha, {m, k});
   const auto b = nd::asarray(hb, {k, n});
   const std::vector<double> got = nd::matmul(a, b).to_host();

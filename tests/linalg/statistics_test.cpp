@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 using nd::quantile_method;
@@ -386,16 +387,10 @@ TEST(QuantileGpu, RandomAgainstHostReference) {
   NDCUDA_REQUIRE_GPU();
   auto& gen = nd::testing::rng();
   std::uniform_int_distribution<int> extent(1, 40);
-  std::normal_distribution<double> normal(0.0, 10.0);
   for (int trial = 0; trial < 6; ++trial) {
     const nd::index_t rows = extent(gen), length = extent(gen);
-    std::vector<double> host(static_cast<std::size_t>(rows * length));
-    for (auto& v : host) {
-      v = normal(gen);
-      if (gen() % 9 == 0) {
-        v = std::numeric_limits<double>::quiet_NaN();
-      }
-    }
+    const std::vector<double> host = nd::testing::with_nans(
+        nd::testing::normal_values<double>(static_cast<std::size_t>(rows * length), 0.0, 10.0), 1.0 / 9);
     // Stored as (length, rows): the quantile runs over axis 0, a strided axis.
     const auto a = nd::asarray(host, {rows, length}).T();
     const std::vector<double> qs{0.0, 0.13, 0.5, 0.77, 1.0};
@@ -657,13 +652,8 @@ TEST(NormCovGpu, NumPyCases) {
 // Random input against double host references: p-norms along an axis, cov with weights.
 TEST(NormCovGpu, RandomAgainstHostReference) {
   NDCUDA_REQUIRE_GPU();
-  auto& gen = nd::testing::rng();
-  std::normal_distribution<double> normal(0.0, 3.0);
   const nd::index_t rows = 5, cols = 33;
-  std::vector<double> host(static_cast<std::size_t>(rows * cols));
-  for (auto& v : host) {
-    v = normal(gen);
-  }
+  const std::vector<double> host = nd::testing::normal_values<double>(static_cast<std::size_t>(rows * cols), 0.0, 3.0);
   const auto a = nd::asarray(host, {rows, cols});
   for (double p : {0.0, 0.7, 1.0, 2.0, 3.5, -1.5, std::numeric_limits<double>::infinity()}) {
     const auto got = nd::linalg::norm(a, p, 1).to_host();
@@ -678,11 +668,7 @@ TEST(NormCovGpu, RandomAgainstHostReference) {
       EXPECT_NEAR(got[static_cast<std::size_t>(r)], want, 1e-11 * (1 + want)) << "ord " << p << " row " << r;
     }
   }
-  std::vector<double> aw(static_cast<std::size_t>(cols));
-  std::uniform_real_distribution<double> unit(0.1, 2.0);
-  for (auto& w : aw) {
-    w = unit(gen);
-  }
+  const std::vector<double> aw = nd::testing::uniform_values<double>(static_cast<std::size_t>(cols), 0.1, 2.0);
   nd::linalg::cov_options o;
   o.aweights = aw;
   const auto c = nd::linalg::cov(a, o).to_host();

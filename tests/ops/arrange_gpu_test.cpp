@@ -7,13 +7,13 @@
 #include <complex>
 #include <cstdint>
 #include <ndcuda/ndcuda.hpp>
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "support/arrange_cases.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 using nd::index_t;
@@ -24,11 +24,11 @@ using nd::testing::parse_shape;
 
 namespace {
 
+// Multiples of 1/8 in [-100, 100]: exact in float32 and float16-free types.
 std::vector<double> random_values(std::size_t n) {
-  std::uniform_real_distribution<double> d(-100.0, 100.0);
-  std::vector<double> v(n);
+  std::vector<double> v = nd::testing::uniform_integers<double>(n, -800, 800);
   for (double& x : v) {
-    x = std::round(d(nd::testing::rng()) * 8.0) / 8.0;  // exact in float32 and float16-free types
+    x /= 8.0;
   }
   return v;
 }

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <ndcuda/ndcuda.hpp>
 #include <optional>
-#include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -17,6 +16,7 @@
 #include "support/error_message.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -70,26 +70,6 @@ std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
-std::vector<float> random_floats(std::size_t n, std::uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-  std::vector<float> v(n);
-  for (float& x : v) {
-    x = dist(gen);
-  }
-  return v;
-}
-
-std::vector<std::int32_t> random_ints(std::size_t n, std::uint32_t seed, std::int32_t lo, std::int32_t hi) {
-  std::mt19937 gen(seed);
-  std::uniform_int_distribution<std::int32_t> dist(lo, hi);
-  std::vector<std::int32_t> v(n);
-  for (auto& x : v) {
-    x = dist(gen);
-  }
-  return v;
-}
-
 }  // namespace
 
 // NumPy raises UFuncTypeError (or OverflowError for a Python int) before touching the array: the
@@ -126,7 +106,7 @@ TEST(Assignment, ScalarFillOfViewsOnZeroSizeArraysLaunchesNothing) {
 TEST(AssignmentGpu, RebindingLeavesOtherNamesUnchanged) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 4099;
-  const std::vector<float> h = random_floats(n, 11);
+  const std::vector<float> h = nd::testing::uniform_values<float>(n, -4.0, 4.0, nd::testing::repeat{11});
   auto a = nd::asarray<float>(h, {static_cast<nd::index_t>(n)});
   const auto b = a;  // NumPy: b = a
   a = a + 1.0f;      // NumPy: a = a + 1 (a new array; b still holds the old values)
@@ -150,8 +130,8 @@ TEST(AssignmentGpu, RebindingLeavesOtherNamesUnchanged) {
 TEST(AssignmentGpu, CompoundAssignmentWritesThroughEverySharingName) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 1000;
-  const std::vector<float> h = random_floats(n, 12);
-  const std::vector<float> y = random_floats(n, 13);
+  const std::vector<float> h = nd::testing::uniform_values<float>(n, -4.0, 4.0, nd::testing::repeat{12});
+  const std::vector<float> y = nd::testing::uniform_values<float>(n, -4.0, 4.0, nd::testing::repeat{13});
   auto a = nd::asarray<float>(h, {static_cast<nd::index_t>(n)});
   const auto b = a;  // NumPy: b = a; a += y changes b too
   const auto dy = nd::asarray<float>(y, {static_cast<nd::index_t>(n)});
@@ -174,8 +154,10 @@ TEST(AssignmentGpu, CompoundAssignmentWritesThroughEverySharingName) {
 TEST(AssignmentGpu, EveryCompoundOperatorMatchesNumPyOnIntegers) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 777;
-  const std::vector<std::int32_t> x0 = random_ints(n, 21, -1000000, 1000000);
-  const std::vector<std::int32_t> y0 = random_ints(n, 22, 1, 30);  // nonzero, valid shift counts
+  const std::vector<std::int32_t> x0 =
+      nd::testing::uniform_values<std::int32_t>(n, -1000000, 1000000, nd::testing::repeat{21});
+  const std::vector<std::int32_t> y0 =
+      nd::testing::uniform_values<std::int32_t>(n, 1, 30, nd::testing::repeat{22});  // nonzero, valid shift counts
   const auto y = nd::asarray<std::int32_t>(y0, {static_cast<nd::index_t>(n)});
   // Host reference in int64, wrapped to int32 (NumPy's overflow), % as NumPy's floor modulo.
   struct op_case {
@@ -207,7 +189,7 @@ TEST(AssignmentGpu, EveryCompoundOperatorMatchesNumPyOnIntegers) {
     }
   }
   // Same-kind casts that NumPy allows: float32 += float64 array (rounded back), int64 += uint32.
-  const std::vector<float> f0 = random_floats(n, 23);
+  const std::vector<float> f0 = nd::testing::uniform_values<float>(n, -4.0, 4.0, nd::testing::repeat{23});
   auto f = nd::asarray<float>(f0, {static_cast<nd::index_t>(n)});
   const auto d = nd::full<double>({static_cast<nd::index_t>(n)}, 0.1);
   f += d;
@@ -220,7 +202,8 @@ TEST(AssignmentGpu, EveryCompoundOperatorMatchesNumPyOnIntegers) {
 TEST(AssignmentGpu, OverlappingShiftThroughViewsAndBroadcastWriteRefused) {
   NDCUDA_REQUIRE_GPU();
   const nd::index_t n = 5000;
-  const std::vector<float> h = random_floats(static_cast<std::size_t>(n), 31);
+  const std::vector<float> h =
+      nd::testing::uniform_values<float>(static_cast<std::size_t>(n), -4.0, 4.0, nd::testing::repeat{31});
   auto a = nd::asarray<float>(h, {n});
   a(nd::slice(1, n)) = a(nd::slice(0, n - 1));  // NumPy: a[1:] = a[:-1] (reads before it writes)
   const std::vector<float> got = a.to_host();
@@ -229,21 +212,21 @@ TEST(AssignmentGpu, OverlappingShiftThroughViewsAndBroadcastWriteRefused) {
     ASSERT_EQ(got[i], h[i - 1]) << i;
   }
   // d[...] = expression, and m[:, 0] = 3.
-  auto m = nd::asarray<float>(random_floats(12, 32), {3, 4});
+  auto m = nd::asarray<float>(nd::testing::uniform_values<float>(12, -4.0, 4.0, nd::testing::repeat{32}), {3, 4});
   m(nd::ellipsis) = m * 2.0f + 1.0f;
   m(nd::all, 0) = 3;
   const std::vector<float> mh = m.to_host();
-  const std::vector<float> m0 = random_floats(12, 32);
+  const std::vector<float> m0 = nd::testing::uniform_values<float>(12, -4.0, 4.0, nd::testing::repeat{32});
   for (std::size_t i = 0; i < 12; ++i) {
     ASSERT_EQ(mh[i], i % 4 == 0 ? 3.0f : m0[i] * 2.0f + 1.0f) << i;
   }
   // A broadcast view is read-only (NumPy: assignment destination is read-only).
-  const auto row = nd::asarray<float>(random_floats(4, 33), {4});
+  const auto row = nd::asarray<float>(nd::testing::uniform_values<float>(4, -4.0, 4.0, nd::testing::repeat{33}), {4});
   auto wide = row.broadcast_to({3, 4});
   EXPECT_THROW(wide(nd::ellipsis) = m, nd::error);
   EXPECT_THROW(wide(nd::ellipsis) = m + 1.0f, nd::error);
   EXPECT_THROW(wide += 1.0f, nd::error);
-  EXPECT_EQ(row.to_host(), random_floats(4, 33));
+  EXPECT_EQ(row.to_host(), nd::testing::uniform_values<float>(4, -4.0, 4.0, nd::testing::repeat{33}));
   // NumPy's message when the value does not broadcast to the target.
   auto narrow = nd::zeros<float>({3, 1});
   EXPECT_THROW(narrow(nd::ellipsis) = m + 1.0f, nd::shape_error);
@@ -263,21 +246,21 @@ TEST(AssignmentGpu, ContainersSwapSortAndOptionalMoveHandles) {
   slots.push_back(slots[0]);  // a second name for the same buffer
   EXPECT_EQ(slots[3].data(), slots[0].data());
 
-  auto u = nd::asarray<float>(random_floats(7, 41), {7});
-  auto v = nd::asarray<float>(random_floats(9, 42), {9});
+  auto u = nd::asarray<float>(nd::testing::uniform_values<float>(7, -4.0, 4.0, nd::testing::repeat{41}), {7});
+  auto v = nd::asarray<float>(nd::testing::uniform_values<float>(9, -4.0, 4.0, nd::testing::repeat{42}), {9});
   const float* pu = u.data();
   const float* pv = v.data();
   std::swap(u, v);
   EXPECT_EQ(u.data(), pv);
   EXPECT_EQ(v.data(), pu);
-  EXPECT_EQ(u.to_host(), random_floats(9, 42));
-  EXPECT_EQ(v.to_host(), random_floats(7, 41));
+  EXPECT_EQ(u.to_host(), nd::testing::uniform_values<float>(9, -4.0, 4.0, nd::testing::repeat{42}));
+  EXPECT_EQ(v.to_host(), nd::testing::uniform_values<float>(7, -4.0, 4.0, nd::testing::repeat{41}));
 
   // Sort handles by their first element: the handles move, the data does not.
   std::vector<nd::ndarray<float>> arrays;
   std::vector<float> firsts;
   for (std::uint32_t seed = 50; seed < 58; ++seed) {
-    const std::vector<float> h = random_floats(16, seed);
+    const std::vector<float> h = nd::testing::uniform_values<float>(16, -4.0, 4.0, nd::testing::repeat{seed});
     arrays.push_back(nd::asarray<float>(h, {16}));
     firsts.push_back(h[0]);
   }
@@ -295,8 +278,9 @@ TEST(AssignmentGpu, CompoundAssignmentReplaysInAGraphWithoutAllocating) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
   const std::size_t n = 1 << 16;
-  const std::vector<std::int32_t> x0 = random_ints(n, 61, -1000, 1000);
-  const std::vector<std::int32_t> y0 = random_ints(n, 62, -50, 50);
+  const std::vector<std::int32_t> x0 =
+      nd::testing::uniform_values<std::int32_t>(n, -1000, 1000, nd::testing::repeat{61});
+  const std::vector<std::int32_t> y0 = nd::testing::uniform_values<std::int32_t>(n, -50, 50, nd::testing::repeat{62});
   auto x = nd::asarray<std::int32_t>(x0, {static_cast<nd::index_t>(n)}, s);
   const auto y = nd::asarray<std::int32_t>(y0, {static_cast<nd::index_t>(n)}, s);
   auto total = nd::zeros<std::int64_t>(nd::shape_t{}, s);
@@ -324,7 +308,7 @@ TEST(AssignmentGpu, CompoundAssignmentReplaysInAGraphWithoutAllocating) {
 TEST(AssignmentGpu, ExpressionAstypeConvertsInsideTheKernel) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 3001;
-  const std::vector<float> h = random_floats(n, 71);
+  const std::vector<float> h = nd::testing::uniform_values<float>(n, -4.0, 4.0, nd::testing::repeat{71});
   const auto a = nd::asarray<float>(h, {static_cast<nd::index_t>(n)});
   // Truncation toward zero, as astype.
   const nd::ndarray<std::int32_t> t = (a * 10.0f).astype<std::int32_t>();
@@ -355,7 +339,7 @@ TEST(AssignmentGpu, ExpressionAstypeConvertsInsideTheKernel) {
 
 TEST(AssignmentGpu, TypedReductionOptions) {
   NDCUDA_REQUIRE_GPU();
-  const std::vector<float> h = random_floats(6 * 50, 81);
+  const std::vector<float> h = nd::testing::uniform_values<float>(6 * 50, -4.0, 4.0, nd::testing::repeat{81});
   const auto x = nd::asarray<float>(h, {6, 50});
   const auto kept = nd::var(x, 1, nd::ddof(1), nd::keepdims);
   EXPECT_EQ(kept.shape(), (nd::shape_t{6, 1}));

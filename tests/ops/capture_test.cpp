@@ -21,19 +21,11 @@
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
-
-std::vector<float> random_floats(std::size_t n, float lo = -4.0f, float hi = 4.0f) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) {
-    x = dist(nd::testing::rng());
-  }
-  return v;
-}
 
 bool bit_identical(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
@@ -71,9 +63,9 @@ constexpr nd::index_t n = 1 << 16;
 TEST(Capture, ElementwiseAndAssignmentReplay1000TimesBitIdenticalToEager) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
-  auto a = nd::asarray<float>(random_floats(n), {n}, s);
-  auto b = nd::asarray<float>(random_floats(n), {n}, s);
-  auto c = nd::asarray<float>(random_floats(n, 0.5f, 2.0f), {n}, s);
+  auto a = nd::asarray<float>(nd::testing::uniform_values<float>(n, -4.0, 4.0), {n}, s);
+  auto b = nd::asarray<float>(nd::testing::uniform_values<float>(n, -4.0, 4.0), {n}, s);
+  auto c = nd::asarray<float>(nd::testing::uniform_values<float>(n, 0.5, 2.0), {n}, s);
   // Eager results on the same inputs.
   const std::vector<float> eager1 = nd::eval(a * b + nd::sin(c) * 0.5f).to_host();
   const std::vector<float> eager2 = nd::eval(nd::exp(a * 0.25f) - c).to_host();
@@ -103,7 +95,7 @@ TEST(Capture, ElementwiseAndAssignmentReplay1000TimesBitIdenticalToEager) {
   }
 
   // New input values between replays: the graph reads the arrays' current contents.
-  a(nd::ellipsis) = nd::asarray<float>(random_floats(n), {n}, s);
+  a(nd::ellipsis) = nd::asarray<float>(nd::testing::uniform_values<float>(n, -4.0, 4.0), {n}, s);
   const std::vector<float> eager3 = nd::eval(a * b + nd::sin(c) * 0.5f).to_host();
   ASSERT_FALSE(bit_identical(eager3, eager1)) << "fresh random input should change the result";
   g.launch(s);
@@ -115,7 +107,7 @@ TEST(Capture, ReductionsReplay1000TimesBitIdenticalToEager) {
   nd::stream s(0);
   constexpr nd::index_t rows = 384;
   constexpr nd::index_t cols = 1000;
-  auto m = nd::asarray<float>(random_floats(rows * cols), {rows, cols}, s);
+  auto m = nd::asarray<float>(nd::testing::uniform_values<float>(rows * cols, -4.0, 4.0), {rows, cols}, s);
   // Rows, columns split over blocks (partials + second pass), a full two-pass reduction, an
   // index reduction and Welford: every reduction path, each with its temporaries in the graph.
   const std::vector<float> eager_rows = nd::sum(m * m, 1).to_host();
@@ -155,7 +147,7 @@ TEST(Capture, ReductionsReplay1000TimesBitIdenticalToEager) {
 TEST(Capture, KernelCompiledAndLoadedDuringAGlobalModeCaptureKeepsTheCaptureValid) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
-  const std::vector<float> x = random_floats(n);
+  const std::vector<float> x = nd::testing::uniform_values<float>(n, -4.0, 4.0);
   auto a = nd::asarray<float>(x, {n}, s);
   auto out = nd::empty<double>({n}, s);
   auto offset = nd::empty<double>({n}, s);
@@ -187,7 +179,7 @@ TEST(Capture, KernelCompiledAndLoadedDuringAGlobalModeCaptureKeepsTheCaptureVali
 TEST(Capture, RelaxedModeCapturesAndItsGraphWritesADotFile) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
-  const std::vector<float> x = random_floats(n);
+  const std::vector<float> x = nd::testing::uniform_values<float>(n, -4.0, 4.0);
   auto a = nd::asarray<float>(x, {n}, s);
   auto out = nd::empty<float>({n}, s);
   auto total = nd::empty<float>(nd::shape_t{}, s);
@@ -232,7 +224,7 @@ TEST(Capture, PinnedHostToDeviceComputeDeviceToHostInOneGraph) {
     dev_out.copy_to_host(out, s);
   });
   for (int replay = 0; replay < 5; ++replay) {
-    const std::vector<float> x = random_floats(n);
+    const std::vector<float> x = nd::testing::uniform_values<float>(n, -4.0, 4.0);
     std::memcpy(in.ptr, x.data(), n * sizeof(float));
     g.launch(s);
     s.synchronize();
@@ -248,7 +240,7 @@ TEST(Capture, PinnedHostToDeviceComputeDeviceToHostInOneGraph) {
 TEST(Capture, EachRefusedOperationThrowsBeforeCudaAndTheCaptureStaysUsable) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
-  const std::vector<float> x = random_floats(n);
+  const std::vector<float> x = nd::testing::uniform_values<float>(n, -4.0, 4.0);
   auto a = nd::asarray<float>(x, {n}, s);
   auto out = nd::empty<float>({n}, s);
   std::vector<float> pageable(n);
@@ -333,7 +325,7 @@ TEST(Capture, NothingCapturedIsReportedWithTheLikelyCause) {
 TEST(Capture, ThreadLocalModeLetsAnotherThreadAllocateAndSynchronize) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
-  const std::vector<float> x = random_floats(n);
+  const std::vector<float> x = nd::testing::uniform_values<float>(n, -4.0, 4.0);
   auto a = nd::asarray<float>(x, {n}, s);
   auto out = nd::empty<float>({n}, s);
   std::mutex m;
@@ -404,7 +396,7 @@ TEST(Capture, AnInvalidatedCaptureThrowsCaptureErrorAndTheStreamCapturesAgain) {
 TEST(Capture, GraphOwnedMemoryDoesNotGrowOver10000Replays) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
-  const std::vector<float> x = random_floats(n);
+  const std::vector<float> x = nd::testing::uniform_values<float>(n, -4.0, 4.0);
   auto a = nd::asarray<float>(x, {n}, s);
   auto out = nd::empty<float>({n}, s);
   nd::ndarray<float> kept = nd::empty<float>({1}, s);  // rebound to an array made inside the capture
@@ -445,8 +437,8 @@ TEST(Capture, ArraysUsedByALiveGraphAreKeptAliveAfterTheirHandlesAreDropped) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
   auto& pool = dynamic_cast<nd::device_pool_resource&>(*nd::default_resource(0));
-  const std::vector<float> x = random_floats(n);
-  const std::vector<float> y = random_floats(n);
+  const std::vector<float> x = nd::testing::uniform_values<float>(n, -4.0, 4.0);
+  const std::vector<float> y = nd::testing::uniform_values<float>(n, -4.0, 4.0);
   auto out = nd::empty<float>({n}, s);
   nd::graph g;
   std::size_t used_with_inputs = 0;

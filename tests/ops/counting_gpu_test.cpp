@@ -18,19 +18,11 @@
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
-
-std::vector<std::int32_t> random_ints(std::size_t n, std::int32_t lo, std::int32_t hi) {
-  std::uniform_int_distribution<std::int32_t> d(lo, hi);
-  std::vector<std::int32_t> v(n);
-  for (auto& x : v) {
-    x = d(nd::testing::rng());
-  }
-  return v;
-}
 
 /// Normal floats rounded to a coarse grid (many ties), with some NaNs and infinities.
 template <class T>
@@ -84,7 +76,7 @@ std::int64_t host_bin(double v, const std::vector<double>& edges) {
 TEST(BincountGpu, CountsMatchTheHostForSmallAndLargeBinCounts) {
   NDCUDA_REQUIRE_GPU();
   for (std::int32_t top : {255, 300, 20000}) {  // shared counters, and global atomics beyond 8192 bins
-    const auto h = random_ints(100003, 0, top);
+    const auto h = nd::testing::uniform_values<std::int32_t>(100003, 0, top);
     const auto x = nd::asarray(h);
     for (nd::index_t minlength : {nd::index_t{0}, nd::index_t{top + 50}}) {
       const auto counts = nd::bincount(x, minlength).to_host();
@@ -101,12 +93,8 @@ TEST(BincountGpu, CountsMatchTheHostForSmallAndLargeBinCounts) {
 
 TEST(BincountGpu, WeightsSumAsFloat64AndOtherDtypesCount) {
   NDCUDA_REQUIRE_GPU();
-  const auto h = random_ints(50000, 0, 99);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> w(h.size());
-  for (auto& x : w) {
-    x = u(nd::testing::rng());
-  }
+  const auto h = nd::testing::uniform_values<std::int32_t>(50000, 0, 99);
+  const std::vector<float> w = nd::testing::uniform_values<float>(h.size(), -1.0, 1.0);
   const auto sums = nd::bincount(nd::asarray(h), nd::asarray(w)).to_host();
   std::vector<double> want(100, 0.0);
   for (std::size_t i = 0; i < h.size(); ++i) {
@@ -130,7 +118,7 @@ TEST(BincountGpu, WeightsSumAsFloat64AndOtherDtypesCount) {
 
 TEST(BincountGpu, StaticSizeIgnoresValuesOutsideAndNegativesAreRefusedEagerly) {
   NDCUDA_REQUIRE_GPU();
-  const auto h = random_ints(20000, -5, 60);
+  const auto h = nd::testing::uniform_values<std::int32_t>(20000, -5, 60);
   const auto x = nd::asarray(h);
   const auto counts = nd::bincount(x, nd::size(40)).to_host();
   std::vector<std::int64_t> want(40, 0);
@@ -188,15 +176,11 @@ TEST(HistogramGpu, EqualBinsFollowNumPysEdgesAndClosedLastBin) {
 
 TEST(HistogramGpu, EdgesWeightsAndDensity) {
   NDCUDA_REQUIRE_GPU();
-  const auto h = random_ints(30000, -100, 100);
+  const auto h = nd::testing::uniform_values<std::int32_t>(30000, -100, 100);
   const auto a = nd::asarray(h);
   const std::vector<double> edges = {-50.0, -10.0, -10.0, 0.0, 3.5, 60.0};
   const auto e = nd::asarray(edges);
-  std::vector<double> w(h.size());
-  std::uniform_real_distribution<double> u(0.0, 2.0);
-  for (auto& x : w) {
-    x = u(nd::testing::rng());
-  }
+  const std::vector<double> w = nd::testing::uniform_values<double>(h.size(), 0.0, 2.0);
   const auto counts = nd::histogram(a, e).counts.to_host();
   const auto sums = nd::histogram(a, e, nd::asarray(w)).counts.to_host();
   const auto dens = nd::histogram(a, e, nd::density).counts.to_host();
@@ -324,7 +308,7 @@ TEST(TopkGpu, OneLongRowRadixSelectFloatsWithNansAndTies) {
 
 TEST(TopkGpu, OneLongRowOtherWidths) {
   NDCUDA_REQUIRE_GPU();
-  const auto hi = random_ints(150000, -1000, 1000);
+  const auto hi = nd::testing::uniform_values<std::int32_t>(150000, -1000, 1000);
   const auto ri = nd::topk(nd::asarray(hi), 777);
   check_topk(hi, 1, hi.size(), 777, true, ri.values.to_host(), ri.indices.to_host());
   std::vector<std::uint8_t> hb(hi.size());
@@ -390,7 +374,7 @@ TEST(PartitionGpu, KthElementsAreInPlace) {
 TEST(ChooseSelectGpu, MatchTheHost) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 3001;
-  const auto hi = random_ints(n, -4, 6);
+  const auto hi = nd::testing::uniform_values<std::int32_t>(n, -4, 6);
   std::vector<std::vector<float>> hc(3, std::vector<float>(n));
   for (auto& c : hc) {
     c = random_floats<float>(n, 0.0);
@@ -479,7 +463,7 @@ TEST(UniqueGpu, AllResultsFollowNumPy) {
 
 TEST(UniqueGpu, StaticSizeFillsOrTruncates) {
   NDCUDA_REQUIRE_GPU();
-  const auto h = random_ints(5000, 0, 40);
+  const auto h = nd::testing::uniform_values<std::int32_t>(5000, 0, 40);
   const std::set<std::int32_t> distinct(h.begin(), h.end());
   const std::vector<std::int32_t> want(distinct.begin(), distinct.end());
   const auto x = nd::asarray(h);
@@ -519,7 +503,7 @@ TEST(SearchsortedGpu, ScalarAndSorter) {
 TEST(CountingCapture, StaticSizesAndTopkCaptureAndTheOthersRefuseNamingTheFix) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
-  const auto h = random_ints(100000, 0, 99);
+  const auto h = nd::testing::uniform_values<std::int32_t>(100000, 0, 99);
   const auto x = nd::asarray<std::int32_t>(h, {100000}, s);
   const auto f = nd::asarray<float>(random_floats<float>(100000, 0.0), {100000}, s);
   auto counts = nd::empty<std::int64_t>({64}, s);

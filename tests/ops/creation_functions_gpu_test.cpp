@@ -20,6 +20,7 @@
 #include "jit/elementwise_state.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -231,11 +232,7 @@ TEST(CreationFunctions, MatchNumPy) {
 
 TEST(CreationFunctions, VanderAndArrayLinspaceOnRandomInput) {
   NDCUDA_REQUIRE_GPU();
-  std::uniform_real_distribution<double> d(-2.0, 2.0);
-  std::vector<double> x(37);
-  for (auto& v : x) {
-    v = d(nd::testing::rng());
-  }
+  const std::vector<double> x = nd::testing::uniform_values<double>(37, -2.0, 2.0);
   const nd::index_t cols = 9;
   // vander: NumPy multiplies column by column, so the reference does too (in double); the device's
   // cumprod is a parallel scan that may associate the products differently, hence a few ulp.
@@ -256,10 +253,8 @@ TEST(CreationFunctions, VanderAndArrayLinspaceOnRandomInput) {
     }
   }
   // linspace with (4, 1) and (5,) endpoints, samples on axis 1: (4, 7, 5)
-  std::vector<double> lo(4);
-  std::vector<double> hi(5);
-  for (auto& a : lo) a = d(nd::testing::rng());
-  for (auto& b : hi) b = d(nd::testing::rng()) * 100;
+  const std::vector<double> lo = nd::testing::uniform_values<double>(4, -2.0, 2.0);
+  const std::vector<double> hi = nd::testing::uniform_values<double>(5, -200.0, 200.0);  // 100 U(-2, 2)
   const auto y = nd::linspace<double>(nd::asarray(lo, {4, 1}), nd::asarray(hi), 7, true, 1);
   ASSERT_EQ(y.shape(), (nd::shape_t{4, 7, 5}));
   const auto h = y.to_host();

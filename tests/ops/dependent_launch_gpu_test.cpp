@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <cmath>
 #include <ndcuda/ndcuda.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -32,15 +32,6 @@ int rounds(nd::index_t n) {
 
 bool uses_raw_kernel(std::size_t segment) {
   return segment % 2 == 1;
-}
-
-std::vector<double> random_doubles(nd::index_t n) {
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (double& x : v) {
-    x = dist(nd::testing::rng());
-  }
-  return v;
 }
 
 // A user kernel: launched without PDL between PDL kernels, in place on the chain's array.
@@ -175,7 +166,7 @@ void expect_matches(const device_chain& d, const host_chain& h, const std::strin
 host_chain make_host_chain() {
   host_chain h;
   for (nd::index_t n : sizes) {
-    h.w.push_back(random_doubles(n));
+    h.w.push_back(nd::testing::uniform_values<double>(static_cast<std::size_t>(n), -1.0, 1.0));
     h.v.emplace_back(static_cast<std::size_t>(n), 0.0);
   }
   return h;

@@ -6,29 +6,14 @@
 #include <complex>
 #include <cstdint>
 #include <ndcuda/ndcuda.hpp>
-#include <random>
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
-using nd::testing::rng;
 
 namespace {
-
-template <class T>
-std::vector<T> random_values(std::size_t n) {
-  std::uniform_int_distribution<int> d(-100, 100);
-  std::vector<T> v(n);
-  for (auto& x : v) {
-    if constexpr (std::is_same_v<T, std::complex<double>>) {
-      x = T(d(rng()), d(rng()));
-    } else {
-      x = static_cast<T>(d(rng()));
-    }
-  }
-  return v;
-}
 
 // NumPy's pad index maps along one axis of length n, `before` padded in front (edge, reflect,
 // symmetric, wrap), written out directly rather than through the library's plan.
@@ -59,7 +44,7 @@ template <class T>
 void check_rearranging_wide_rows() {
   const std::int64_t rows = 7;
   const std::int64_t cols = 1003;  // odd: rows after the first start unaligned for vector stores
-  const std::vector<T> host = random_values<T>(static_cast<std::size_t>(rows * cols));
+  const std::vector<T> host = nd::testing::uniform_integers<T>(static_cast<std::size_t>(rows * cols), -100, 100);
   const auto a = nd::asarray<T>(host, {rows, cols});
   auto at = [&](std::int64_t i, std::int64_t j) { return host[static_cast<std::size_t>(i * cols + j)]; };
 
@@ -132,7 +117,8 @@ TEST(FastPathsGpu, RearrangingWideRowsMatchesTheHostForEveryElementSize) {
 TEST(FastPathsGpu, RearrangingAStridedInputTakesTheElementPath) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t rows = 40, cols = 90;
-  const std::vector<float> host = random_values<float>(static_cast<std::size_t>(rows * cols));
+  const std::vector<float> host =
+      nd::testing::uniform_integers<float>(static_cast<std::size_t>(rows * cols), -100, 100);
   const auto a = nd::asarray<float>(host, {rows, cols});
   const auto t = a.T();  // inner stride 90: no consecutive source elements
   const std::vector<float> rolled = nd::roll(t, {-7}, {1}).to_host();
@@ -147,13 +133,11 @@ TEST(FastPathsGpu, RearrangingAStridedInputTakesTheElementPath) {
 TEST(FastPathsGpu, TakeWrapAndClipMatchNumPyWithoutChecking) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t rows = 6, cols = 37;
-  const std::vector<float> host = random_values<float>(static_cast<std::size_t>(rows * cols));
+  const std::vector<float> host =
+      nd::testing::uniform_integers<float>(static_cast<std::size_t>(rows * cols), -100, 100);
   const auto a = nd::asarray<float>(host, {rows, cols});
-  std::uniform_int_distribution<std::int64_t> d(-3 * cols, 3 * cols);  // far outside, both sides
-  std::vector<std::int64_t> idx(50);
-  for (auto& x : idx) {
-    x = d(rng());
-  }
+  const std::vector<std::int64_t> idx =
+      nd::testing::uniform_integers<std::int64_t>(50, -3 * cols, 3 * cols);  // far outside, both sides
   const auto wrapped = nd::take(a, idx, 1, nd::take_mode::wrap).to_host();
   const auto clipped = nd::take(a, idx, 1, nd::take_mode::clip).to_host();
   for (std::int64_t i = 0; i < rows; ++i) {
@@ -186,7 +170,7 @@ TEST(FastPathsGpu, TakeWrapAndClipMatchNumPyWithoutChecking) {
 TEST(FastPathsGpu, TakeWrapCapturesIntoAGraphWithoutWaiting) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s;
-  const std::vector<float> host = random_values<float>(100);
+  const std::vector<float> host = nd::testing::uniform_integers<float>(100, -100, 100);
   const auto a = nd::asarray<float>(host, {100}, s);
   const auto idx = nd::asarray<std::int64_t>(std::vector<std::int64_t>{-1, 250, 3, -205}, {4}, s);
   auto out = nd::empty<float>({4}, s);

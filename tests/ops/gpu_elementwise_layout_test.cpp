@@ -7,11 +7,11 @@
 #include <complex>
 #include <cstdint>
 #include <ndcuda/ndcuda.hpp>
-#include <random>
 #include <type_traits>
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -19,16 +19,12 @@ namespace {
 
 template <class T>
 std::vector<T> random_values(std::size_t n) {
-  std::vector<T> v(n);
-  std::uniform_int_distribution<int> d(-100, 100);
+  std::vector<T> v = nd::testing::uniform_integers<T>(n, -100, 100);
   for (T& x : v) {
     if constexpr (std::is_same_v<T, std::complex<float>>) {
-      const auto re = static_cast<float>(d(nd::testing::rng()));
-      x = T(re / 8, static_cast<float>(d(nd::testing::rng())) / 8);
+      x = T(x.real() / 8, x.imag() / 8);
     } else if constexpr (std::is_floating_point_v<T>) {
-      x = static_cast<T>(d(nd::testing::rng())) / 8;
-    } else {
-      x = static_cast<T>(d(nd::testing::rng()));
+      x /= 8;
     }
   }
   return v;

@@ -12,19 +12,11 @@
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
 namespace {
-
-std::vector<float> random_floats(std::size_t n, float lo, float hi) {
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) {
-    x = d(nd::testing::rng());
-  }
-  return v;
-}
 
 // Distance in units in the last place of float32, with NaN == NaN and -0 == +0 only when asked.
 double ulp_distance(float got, double want) {
@@ -58,8 +50,8 @@ std::int64_t py_mod(std::int64_t a, std::int64_t b) {
 TEST(OpsGpu, FusedArithmeticFloat32WithinTwoUlp) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 100003;
-  const auto ha = random_floats(n, -10, 10);
-  const auto hb = random_floats(n, 0.5, 10);
+  const auto ha = nd::testing::uniform_values<float>(n, -10, 10);
+  const auto hb = nd::testing::uniform_values<float>(n, 0.5, 10);
   const auto a = nd::asarray(ha, {static_cast<nd::index_t>(n)});
   const auto b = nd::asarray(hb, {static_cast<nd::index_t>(n)});
   nd::ndarray<float> c = a + b * 2.0f;
@@ -76,7 +68,7 @@ TEST(OpsGpu, FusedArithmeticFloat32WithinTwoUlp) {
 
 TEST(OpsGpu, TranscendentalFloat32WithinFourUlp) {
   NDCUDA_REQUIRE_GPU();
-  const auto h = random_floats(4099, 0.01f, 3.0f);
+  const auto h = nd::testing::uniform_values<float>(4099, 0.01, 3.0);
   const auto a = nd::asarray(h, {4099});
   const auto s = nd::eval(nd::sin(a)).to_host();
   const auto e = nd::eval(nd::exp(a)).to_host();
@@ -229,8 +221,8 @@ TEST(OpsGpu, PrintingAnExpressionPrintsItsValue) {
 TEST(OpsGpu, RepeatedSubtreesAndWideTreesMatchAHostReference) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 70001;
-  const auto ha = random_floats(n, -1, 1);
-  const auto hb = random_floats(n, -1, 1);
+  const auto ha = nd::testing::uniform_values<float>(n, -1, 1);
+  const auto hb = nd::testing::uniform_values<float>(n, -1, 1);
   const auto a = nd::asarray(ha);
   const auto b = nd::asarray(hb);
   // exp(a*b) is one local read three times; the result must not change.
@@ -245,7 +237,7 @@ TEST(OpsGpu, RepeatedSubtreesAndWideTreesMatchAHostReference) {
   std::vector<std::vector<float>> hosts;
   std::vector<nd::ndarray<float>> arrays;
   for (int k = 0; k < 33; ++k) {
-    hosts.push_back(random_floats(n, -1, 1));
+    hosts.push_back(nd::testing::uniform_values<float>(n, -1, 1));
     arrays.push_back(nd::asarray(hosts.back()));
   }
   const auto& x = arrays;

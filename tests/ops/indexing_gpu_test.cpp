@@ -13,29 +13,16 @@
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 using nd::testing::rng;
 
 namespace {
 
-std::vector<float> random_floats(std::size_t n) {
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) {
-    x = d(rng());
-  }
-  return v;
-}
-
 // Indices in [-n, n) (negative ones wrap once), repeats likely.
 std::vector<std::int64_t> random_indices(std::size_t count, std::int64_t n) {
-  std::uniform_int_distribution<std::int64_t> d(-n, n - 1);
-  std::vector<std::int64_t> v(count);
-  for (auto& x : v) {
-    x = d(rng());
-  }
-  return v;
+  return nd::testing::uniform_integers<std::int64_t>(count, -n, n - 1);
 }
 
 std::int64_t wrap(std::int64_t i, std::int64_t n) {
@@ -67,7 +54,7 @@ std::string error_text(const std::function<void()>& f) {
 TEST(IndexingGpu, IntegerArraysOnTransposedSourceMatchTheHostGather) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t n0 = 7, n1 = 5, n2 = 6;  // base (n2, n1, n0), transposed to (n0, n1, n2)
-  const std::vector<float> host = random_floats(static_cast<std::size_t>(n0 * n1 * n2));
+  const std::vector<float> host = nd::testing::uniform_values<float>(static_cast<std::size_t>(n0 * n1 * n2), -1.0, 1.0);
   const auto base = nd::asarray<float>(host, {n2, n1, n0});
   const auto a = base.transpose();  // a[i, j, k] = host[(k * n1 + j) * n0 + i]
   const auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
@@ -112,7 +99,7 @@ TEST(IndexingGpu, IntegerArraysOnTransposedSourceMatchTheHostGather) {
 TEST(IndexingGpu, MasksReadAsCompactionsOfTheTrueElements) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t rows = 300, cols = 7;
-  const std::vector<float> host = random_floats(static_cast<std::size_t>(rows * cols));
+  const std::vector<float> host = nd::testing::uniform_values<float>(static_cast<std::size_t>(rows * cols), -1.0, 1.0);
   const auto a = nd::asarray<float>(host, {rows, cols});
   // An expression mask over the whole array, on a transposed view.
   const nd::ndarray<float> pos = a.T()(a.T() > 0.25f);
@@ -154,10 +141,10 @@ TEST(IndexingGpu, MasksReadAsCompactionsOfTheTrueElements) {
 TEST(IndexingGpu, ScatterKeepsTheLastOfRepeatedIndicesAndCompoundAppliesOnce) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t n = 50;
-  const std::vector<float> host = random_floats(n);
+  const std::vector<float> host = nd::testing::uniform_values<float>(n, -1.0, 1.0);
   auto a = nd::asarray<float>(host);
   const std::vector<std::int64_t> idx = random_indices(400, n);  // many repeats
-  const std::vector<float> v = random_floats(idx.size());
+  const std::vector<float> v = nd::testing::uniform_values<float>(idx.size(), -1.0, 1.0);
   a(idx) = nd::asarray<float>(v);
   std::vector<double> want = as_double(host);
   for (std::size_t p = 0; p < idx.size(); ++p) {
@@ -180,7 +167,7 @@ TEST(IndexingGpu, ScatterKeepsTheLastOfRepeatedIndicesAndCompoundAppliesOnce) {
 TEST(IndexingGpu, MaskWritesBroadcastScalarsRowsAndCountedValues) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t rows = 64, cols = 3;
-  const std::vector<float> host = random_floats(static_cast<std::size_t>(rows * cols));
+  const std::vector<float> host = nd::testing::uniform_values<float>(static_cast<std::size_t>(rows * cols), -1.0, 1.0);
   auto a = nd::asarray<float>(host, {rows, cols});
   auto b = a.copy();
   auto c = a.copy();
@@ -192,7 +179,7 @@ TEST(IndexingGpu, MaskWritesBroadcastScalarsRowsAndCountedValues) {
   for (float x : host) {
     count += x > 0.0f ? 1 : 0;
   }
-  const std::vector<float> vals = random_floats(count);
+  const std::vector<float> vals = nd::testing::uniform_values<float>(count, -1.0, 1.0);
   c(c > 0.0f) = nd::asarray<float>(vals);  // one value per true element: waits for the count
   std::vector<double> wa = as_double(host), wb = wa, wc = wa;
   std::size_t next = 0;
@@ -277,11 +264,11 @@ TEST(IndexingGpu, AddAtAccumulatesEveryRepeatForManyDtypes) {
 TEST(IndexingGpu, MaximumAtPropagatesNaNAndMinimumAtTakesTheLeast) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t n = 8;
-  const std::vector<float> host = random_floats(n);
+  const std::vector<float> host = nd::testing::uniform_values<float>(n, -1.0, 1.0);
   auto mx = nd::asarray<float>(host);
   auto mn = nd::asarray<float>(host);
   const std::vector<std::int64_t> idx = random_indices(64, n);
-  std::vector<float> v = random_floats(idx.size());
+  std::vector<float> v = nd::testing::uniform_values<float>(idx.size(), -1.0, 1.0);
   v[5] = std::nanf("");
   nd::maximum_at(mx, idx, nd::asarray<float>(v));
   nd::minimum_at(mn, idx, nd::asarray<float>(v));
@@ -302,7 +289,7 @@ TEST(IndexingGpu, MaximumAtPropagatesNaNAndMinimumAtTakesTheLeast) {
 TEST(IndexingGpu, TakeTakeAlongAxisPutAndPutAlongAxis) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t r = 6, c = 5;
-  const std::vector<float> host = random_floats(static_cast<std::size_t>(r * c));
+  const std::vector<float> host = nd::testing::uniform_values<float>(static_cast<std::size_t>(r * c), -1.0, 1.0);
   const auto a = nd::asarray<float>(host, {r, c});
   const std::vector<std::int64_t> idx = random_indices(9, c);
   const nd::ndarray<float> t = nd::take(a, idx, 1);
@@ -352,7 +339,7 @@ TEST(IndexingGpu, TakeTakeAlongAxisPutAndPutAlongAxis) {
 TEST(IndexingGpu, NonzeroArgwhereFlatnonzeroExtractCompress) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t r = 40, c = 9;
-  const std::vector<float> host = random_floats(static_cast<std::size_t>(r * c));
+  const std::vector<float> host = nd::testing::uniform_values<float>(static_cast<std::size_t>(r * c), -1.0, 1.0);
   const auto a = nd::asarray<float>(host, {r, c});
   std::vector<std::int64_t> wr, wc, wf;
   std::vector<float> wx;
@@ -503,7 +490,7 @@ TEST(IndexingGpu, OutOfRangeIndicesThrowNumPysIndexError) {
 TEST(IndexingGpu, CaptureRefusesDataDependentSizesButTakesStaticOnes) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
-  const std::vector<float> host = random_floats(1000);
+  const std::vector<float> host = nd::testing::uniform_values<float>(1000, -1.0, 1.0);
   const auto a = nd::asarray<float>(host, {1000}, s);
   auto out = nd::empty<std::int64_t>({10}, s);
   auto gathered = nd::empty<float>({10}, s);

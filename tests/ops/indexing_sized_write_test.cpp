@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 using nd::testing::rng;
@@ -50,15 +51,6 @@ TEST(IndexingSized, MaskWithStaticSizeIsAConstCopy) {
 }
 
 // ---- values (GPU) ----------------------------------------------------------------------------------
-
-std::vector<float> random_floats(std::size_t n) {
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) {
-    x = d(rng());
-  }
-  return v;
-}
 
 std::vector<bool> random_mask(std::size_t n) {
   std::bernoulli_distribution d(0.4);
@@ -100,7 +92,7 @@ std::size_t count_true(const std::vector<bool>& m) {
 TEST(IndexingSizedGpu, OneDimensionalMaskCutsOrPadsToK) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 1000;
-  const std::vector<float> host = random_floats(n);
+  const std::vector<float> host = nd::testing::uniform_values<float>(n, -1.0, 1.0);
   const auto a = nd::asarray<float>(host, {static_cast<nd::index_t>(n)});
   std::vector<bool> mask(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -124,7 +116,7 @@ TEST(IndexingSizedGpu, OneDimensionalMaskCutsOrPadsToK) {
 TEST(IndexingSizedGpu, MaskOverLeadingAxesGivesKRowsOfTheRest) {
   NDCUDA_REQUIRE_GPU();
   const nd::index_t r = 37, c = 5, d = 3;
-  const std::vector<float> host = random_floats(static_cast<std::size_t>(r * c * d));
+  const std::vector<float> host = nd::testing::uniform_values<float>(static_cast<std::size_t>(r * c * d), -1.0, 1.0);
   const auto a = nd::asarray<float>(host, {r, c, d});
   // A mask over axis 0: whole (c, d) rows.
   const std::vector<bool> rows = random_mask(static_cast<std::size_t>(r));
@@ -154,7 +146,7 @@ TEST(IndexingSizedGpu, MaskOverLeadingAxesGivesKRowsOfTheRest) {
 
 TEST(IndexingSizedGpu, EmptyMaskAndErrors) {
   NDCUDA_REQUIRE_GPU();
-  const auto a = nd::asarray<float>(random_floats(20), {5, 4});
+  const auto a = nd::asarray<float>(nd::testing::uniform_values<float>(20, -1.0, 1.0), {5, 4});
   // An empty 1-d mask matches any axis (NumPy): nothing selected, so k rows of fill.
   const nd::ndarray<float> none = a(nd::zeros<bool>({0}), nd::size(3), 7.0f);
   ASSERT_EQ(none.shape(), (nd::shape_t{3, 4}));
@@ -166,7 +158,7 @@ TEST(IndexingSizedGpu, EmptyMaskAndErrors) {
 TEST(IndexingSizedGpu, CapturesWithoutAWait) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
-  const std::vector<float> host = random_floats(4096);
+  const std::vector<float> host = nd::testing::uniform_values<float>(4096, -1.0, 1.0);
   const auto x = nd::asarray<float>(host, {1024, 4}, s);
   auto out = nd::empty<float>({16, 4}, s);
   nd::graph g = nd::capture(s, [&] { out(nd::ellipsis) = x(x(nd::all, 0) > 0.0f, nd::size(16), -9.0f); });
@@ -201,11 +193,7 @@ std::string error_text(const std::function<void()>& f) {
 
 // Valid indices first (so a writer without the check would have written them), the bad one last.
 std::vector<std::int64_t> indices_then(std::int64_t bad, std::int64_t n, std::size_t count) {
-  std::uniform_int_distribution<std::int64_t> d(-n, n - 1);
-  std::vector<std::int64_t> v(count);
-  for (auto& i : v) {
-    i = d(rng());
-  }
+  std::vector<std::int64_t> v = nd::testing::uniform_integers<std::int64_t>(count, -n, n - 1);
   v.push_back(bad);
   return v;
 }
@@ -213,15 +201,17 @@ std::vector<std::int64_t> indices_then(std::int64_t bad, std::int64_t n, std::si
 TEST(IndexingSizedGpu, OutOfRangeWritesLeaveTheDestinationUnchanged) {
   NDCUDA_REQUIRE_GPU();
   const nd::index_t r = 64, c = 8;
-  const auto a = nd::asarray<float>(random_floats(static_cast<std::size_t>(r * c)), {r, c});
+  const auto a =
+      nd::asarray<float>(nd::testing::uniform_values<float>(static_cast<std::size_t>(r * c), -1.0, 1.0), {r, c});
   const std::vector<std::uint32_t> before = bits(a);
   const auto expect_untouched = [&](const std::function<void()>& write, const std::string& text) {
     EXPECT_EQ(error_text(write), text);
     EXPECT_EQ(bits(a), before) << "after: " << text;
   };
   const std::vector<std::int64_t> rows = indices_then(r + 3, r, 50);
-  const auto vals = nd::asarray<float>(random_floats(rows.size() * static_cast<std::size_t>(c)),
-                                       {static_cast<nd::index_t>(rows.size()), c});
+  const auto vals =
+      nd::asarray<float>(nd::testing::uniform_values<float>(rows.size() * static_cast<std::size_t>(c), -1.0, 1.0),
+                         {static_cast<nd::index_t>(rows.size()), c});
   // a(idx) = v (values and a scalar), and the compound a(idx) += v.
   expect_untouched([&] { a(rows) = vals; }, "index 67 is out of bounds for axis 0 with size 64");
   expect_untouched([&] { a(nd::asarray<std::int64_t>(rows)) = 5.0f; },
@@ -236,7 +226,7 @@ TEST(IndexingSizedGpu, OutOfRangeWritesLeaveTheDestinationUnchanged) {
   expect_untouched([&] { a(i2, cols) = -1.0f; }, "index -9 is out of bounds for axis 1 with size 8");
   // put (flat positions), also on a non-contiguous view.
   const std::vector<std::int64_t> flat = indices_then(r * c, r * c, 100);
-  expect_untouched([&] { nd::put(a, flat, nd::asarray<float>(random_floats(7))); },
+  expect_untouched([&] { nd::put(a, flat, nd::asarray<float>(nd::testing::uniform_values<float>(7, -1.0, 1.0))); },
                    "index 512 is out of bounds for axis 0 with size 512");
   expect_untouched([&] { nd::put(a.T(), flat, 2.0f); }, "index 512 is out of bounds for axis 0 with size 512");
   // put_along_axis along axis 1.

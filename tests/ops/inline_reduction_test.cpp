@@ -11,12 +11,12 @@
 #include <memory>
 #include <ndcuda/ndcuda.hpp>
 #include <ndcuda/random.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 namespace ndd = ndcuda::detail;
@@ -170,15 +170,6 @@ TEST(InlineReduction, ShortSoftmaxIsOneElementwiseKernel) {
 
 // ---- GPU: against the host in double ------------------------------------------------------------
 
-std::vector<double> uniform(std::size_t n, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
-  std::vector<double> v(n);
-  for (double& e : v) {
-    e = dist(nd::testing::rng());
-  }
-  return v;
-}
-
 template <class T>
 nd::ndarray<T> device(const std::vector<double>& v, nd::shape_t shape) {
   return nd::asarray(std::vector<T>(v.begin(), v.end()), std::move(shape));
@@ -195,7 +186,8 @@ TEST(InlineReductionGpu, SumOfSquaresBelowOneOverShortRows) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 20011;
   for (const std::size_t cols : {std::size_t{2}, std::size_t{3}}) {
-    const std::vector<double> h = uniform(n * cols, -1.0, 1.0);  // h[c * n + i]: stored (cols, n)
+    const std::vector<double> h =
+        nd::testing::uniform_values<double>(n * cols, -1.0, 1.0);  // h[c * n + i]: stored (cols, n)
     const auto stored = device<float>(h, {static_cast<nd::index_t>(cols), static_cast<nd::index_t>(n)});
     const auto x = stored.T();  // (n, cols), strided: the row's elements are n apart
     nd::ndarray<bool> inside = nd::sum(nd::square(x), 1) < 1.0f;
@@ -224,8 +216,8 @@ TEST(InlineReductionGpu, SumOfSquaresBelowOneOverShortRows) {
 TEST(InlineReductionGpu, ExtremesProductsAndLogicalOverAxisZero) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 5003;
-  const std::vector<double> hx = uniform(3 * n, -2.0, 2.0);
-  const std::vector<double> hy = uniform(n, -1.0, 1.0);
+  const std::vector<double> hx = nd::testing::uniform_values<double>(3 * n, -2.0, 2.0);
+  const std::vector<double> hy = nd::testing::uniform_values<double>(n, -1.0, 1.0);
   const auto x = device<float>(hx, {3, static_cast<nd::index_t>(n)});
   const auto y = device<float>(hy, {static_cast<nd::index_t>(n)});
   nd::ndarray<float> with_max = y + nd::max(x, 0);
@@ -258,7 +250,7 @@ TEST(InlineReductionGpu, ExtremesProductsAndLogicalOverAxisZero) {
 TEST(InlineReductionGpu, KeepdimsAndMeanAlongRows) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 4099, cols = 4;
-  const std::vector<double> h = uniform(n * cols, -3.0, 3.0);
+  const std::vector<double> h = nd::testing::uniform_values<double>(n * cols, -3.0, 3.0);
   const auto x = device<float>(h, {static_cast<nd::index_t>(n), static_cast<nd::index_t>(cols)});
   nd::ndarray<float> centred = x - nd::max(x, 1, nd::keepdims);
   nd::ndarray<float> scaled = nd::mean(x, 1, nd::keepdims) * 2.0f;
@@ -286,7 +278,7 @@ TEST(InlineReductionGpu, KeepdimsAndMeanAlongRows) {
 TEST(InlineReductionGpu, ShortSoftmaxAsInNumPy) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 2003, cols = 5;
-  const std::vector<double> h = uniform(n * cols, -4.0, 4.0);
+  const std::vector<double> h = nd::testing::uniform_values<double>(n * cols, -4.0, 4.0);
   const auto x = device<float>(h, {static_cast<nd::index_t>(n), static_cast<nd::index_t>(cols)});
   const auto e = nd::exp(x - nd::max(x, 1, nd::keepdims));
   nd::ndarray<float> y = e / nd::sum(e, 1, nd::keepdims);
@@ -308,11 +300,7 @@ TEST(InlineReductionGpu, ShortSoftmaxAsInNumPy) {
 TEST(InlineReductionGpu, Int8RowSumsAreInt64AndTheirMeanFloat64) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 3001, cols = 3;
-  std::uniform_int_distribution<int> dist(-128, 127);
-  std::vector<std::int8_t> h(n * cols);
-  for (auto& v : h) {
-    v = static_cast<std::int8_t>(dist(nd::testing::rng()));
-  }
+  const std::vector<std::int8_t> h = nd::testing::uniform_values<std::int8_t>(n * cols, -128, 127);
   const auto x = nd::asarray(h, {static_cast<nd::index_t>(n), static_cast<nd::index_t>(cols)});
   const auto tripled = nd::sum(x, 1) * 3;
   static_assert(std::is_same_v<decltype(tripled)::value_type, std::int64_t>);  // NumPy: int8 sums in int64
@@ -334,7 +322,7 @@ TEST(InlineReductionGpu, Int8RowSumsAreInt64AndTheirMeanFloat64) {
 TEST(InlineReductionGpu, MeanOfRowTestIsOneReductionOverNoIntermediate) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = std::size_t{1} << 22;
-  const std::vector<double> h = uniform(n * 2, -1.0, 1.0);
+  const std::vector<double> h = nd::testing::uniform_values<double>(n * 2, -1.0, 1.0);
   const auto x = device<float>(h, {static_cast<nd::index_t>(n), 2});
   double want = 0;
   for (std::size_t i = 0; i < n; ++i) {

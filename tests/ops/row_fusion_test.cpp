@@ -10,12 +10,12 @@
 #include <functional>
 #include <ndcuda/jit/launch.hpp>
 #include <ndcuda/ndcuda.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -80,12 +80,7 @@ TEST(LazyReduction, VarianceStagesKeepTheirOwnDdof) {
 using host_matrix = std::vector<double>;  // rows x cols, C order
 
 host_matrix random_matrix(std::size_t rows, std::size_t cols, double scale = 4.0) {
-  std::uniform_real_distribution<double> dist(-scale, scale);
-  host_matrix m(rows * cols);
-  for (double& v : m) {
-    v = dist(nd::testing::rng());
-  }
-  return m;
+  return nd::testing::uniform_values<double>(rows * cols, -scale, scale);
 }
 
 template <class T>

@@ -29,6 +29,7 @@
 #include "ops/sort_codec.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -381,10 +382,8 @@ TEST(SetsGpu, RandomComplexSortsMatchStableSort) {
 // Random integer sets against std::set_* on the host.
 TEST(SetsGpu, RandomIntegerSetsMatchTheHost) {
   NDCUDA_REQUIRE_GPU();
-  std::uniform_int_distribution<int> value(-50, 50);
-  std::vector<std::int32_t> x(3000), y(2000);
-  for (auto& v : x) v = value(nd::testing::rng());
-  for (auto& v : y) v = value(nd::testing::rng());
+  const std::vector<std::int32_t> x = nd::testing::uniform_values<std::int32_t>(3000, -50, 50),
+                                  y = nd::testing::uniform_values<std::int32_t>(2000, -50, 50);
   std::vector<std::int32_t> ux = x, uy = y;
   std::sort(ux.begin(), ux.end());
   ux.erase(std::unique(ux.begin(), ux.end()), ux.end());

@@ -19,6 +19,7 @@
 
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 
@@ -607,20 +608,10 @@ TEST(StatsGpu, NumPyCases) {
 
 // ---- GPU: random inputs against double host references ----
 
-std::vector<double> random_values(std::size_t n, double nan_fraction) {
-  auto& g = nd::testing::rng();
-  std::uniform_real_distribution<double> value(-4.0, 4.0), unit(0.0, 1.0);
-  std::vector<double> v(n);
-  for (double& x : v) {
-    x = unit(g) < nan_fraction ? std::numeric_limits<double>::quiet_NaN() : value(g);
-  }
-  return v;
-}
-
 TEST(StatsGpu, NanReductionsAlongRowsMatchAHostReference) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t rows = 37, cols = 1531;
-  std::vector<double> h = random_values(rows * cols, 0.1);
+  std::vector<double> h = nd::testing::with_nans(nd::testing::uniform_values<double>(rows * cols, -4.0, 4.0), 0.1);
   for (std::size_t j = 0; j < cols; ++j) {
     h[5 * cols + j] = std::numeric_limits<double>::quiet_NaN();  // an all-NaN row
   }
@@ -685,7 +676,7 @@ TEST(StatsGpu, NanReductionsAlongRowsMatchAHostReference) {
 TEST(StatsGpu, WhereMasksMatchAHostReference) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t rows = 301, cols = 517;
-  const std::vector<double> h = random_values(rows * cols, 0.0);
+  const std::vector<double> h = nd::testing::uniform_values<double>(rows * cols, -4.0, 4.0);
   std::vector<float> hf(h.begin(), h.end());
   std::vector<bool> hm(cols);
   auto& g = nd::testing::rng();
@@ -739,7 +730,7 @@ TEST(StatsGpu, WhereMasksMatchAHostReference) {
 TEST(StatsGpu, DifferencesAndIntegralsMatchAHostReference) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t rows = 45, cols = 263;
-  const std::vector<double> h = random_values(rows * cols, 0.0);
+  const std::vector<double> h = nd::testing::uniform_values<double>(rows * cols, -4.0, 4.0);
   std::vector<double> x(cols);
   double t = 0;
   auto& g = nd::testing::rng();

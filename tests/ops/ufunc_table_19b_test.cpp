@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -23,6 +22,7 @@
 #include "ops/ufunc_table_runner.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace {
 
@@ -557,12 +557,8 @@ TEST(UfuncsIssue19b, GpuAllcloseArrayEqualAndArrayEquivMatchNumpy) {
 
 TEST(UfuncsIssue19b, GpuDivmodFrexpModfOnRandomStridedInputs) {
   NDCUDA_REQUIRE_GPU();
-  auto& rng = nd::testing::rng();
-  std::uniform_real_distribution<double> u(-1e3, 1e3);
-  std::vector<double> x(60 * 70);
-  std::vector<double> y(70);
-  for (double& v : x) v = u(rng);
-  for (double& v : y) v = u(rng) / 10 + 0.5;
+  const std::vector<double> x = nd::testing::uniform_values<double>(60 * 70, -1e3, 1e3);
+  const std::vector<double> y = nd::testing::uniform_values<double>(70, -1e3 / 10 + 0.5, 1e3 / 10 + 0.5);
   // x transposed (a strided view) against y broadcast along rows: the 2-d and tiled variants.
   const auto xa = nd::asarray(x, {60, 70});
   const auto xt = xa.T();

@@ -21,6 +21,7 @@
 #include "ops/ufunc_case_values.hpp"
 #include "ops/ufunc_table_runner.hpp"
 #include "support/fake_array.hpp"
+#include "support/random_inputs.hpp"
 
 namespace {
 
@@ -452,9 +453,7 @@ static_assert(same_node<decltype(nd::clip(std::declval<nd::ndarray<float>>(), 0.
 
 TEST(UfuncsIssue19, ClipWithOneBoundOnGpu) {
   NDCUDA_REQUIRE_GPU();
-  std::vector<float> h(1000);
-  std::uniform_real_distribution<float> u(-10, 10);
-  for (float& x : h) x = u(nd::testing::rng());
+  std::vector<float> h = nd::testing::uniform_values<float>(1000, -10.0, 10.0);
   h[0] = std::numeric_limits<float>::quiet_NaN();
   const auto a = nd::asarray(h, {static_cast<nd::index_t>(h.size())});
   const std::vector<float> hi = nd::eval(nd::clip(a, nd::none, 2.5f)).to_host();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace nd = ndcuda;
 namespace host = ndcuda::random::host;
@@ -341,11 +342,7 @@ TEST(GpuRandom, FusedDrawsEqualMaterialisedOnesInAnyLayout) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s;
   auto g = nd::random::default_rng(fresh_seed());
-  std::vector<float> xs(640 * 300);
-  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-  for (float& v : xs) {
-    v = dist(nd::testing::rng());
-  }
+  const std::vector<float> xs = nd::testing::uniform_values<float>(640 * 300, -4.0, 4.0);
   const auto x = nd::asarray(xs, {640, 300}, s);
   // One kernel with no noise buffer, against the same kernel shape reading the materialised draw.
   const auto z = g.normal<float>(x.shape(), s);

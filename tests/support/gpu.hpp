@@ -1,5 +1,5 @@
-// Test helpers: skip cleanly without a GPU, and fresh random input for host references.
-// Builds on ndcuda::device_count(), which never creates a CUDA context.
+// Test helpers: skip cleanly without a GPU, and random bit patterns for round trips.
+// Builds on ndcuda::device_count(), which never creates a CUDA context, and random_inputs.hpp.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,8 +7,9 @@
 #include <cstring>
 #include <memory>
 #include <ndcuda/device/enumeration.hpp>
-#include <random>
 #include <type_traits>
+
+#include "support/random_inputs.hpp"  // rng(): the tests that include only this header use it
 
 /// Skips the current test unless at least `n` CUDA devices are visible.
 #define NDCUDA_REQUIRE_GPUS(n)                                                                 \
@@ -22,17 +23,6 @@
 #define NDCUDA_REQUIRE_GPU() NDCUDA_REQUIRE_GPUS(1)
 
 namespace ndcuda::testing {
-
-/// A generator seeded freshly for each test run; the seed is printed so a failure can be replayed.
-inline std::mt19937_64& rng() {
-  static std::mt19937_64 engine = [] {
-    std::random_device device;
-    auto seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-    std::printf("[ ndcuda ] random seed %llu\n", static_cast<unsigned long long>(seed));
-    return std::mt19937_64(seed);
-  }();
-  return engine;
-}
 
 /// n values of random bit patterns (NaNs and infinities included, which round trips must keep
 /// bit for bit); bools are 0 or 1.

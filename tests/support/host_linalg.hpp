@@ -5,11 +5,11 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <random>
 #include <stdexcept>
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
 
 namespace ndcuda::testing {
 
@@ -117,12 +117,12 @@ inline host_matrix host_solve(host_matrix a, host_matrix b) {
 
 /// Uniform values in [-1, 1) (real and imaginary parts for complex).
 inline host_matrix random_matrix(std::int64_t rows, std::int64_t cols, bool complex_values) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  host_matrix m{rows, cols, std::vector<cd>(static_cast<std::size_t>(rows * cols))};
-  for (auto& x : m.v) {
-    x = complex_values ? cd(u(rng()), u(rng())) : cd(u(rng()), 0.0);
+  const auto n = static_cast<std::size_t>(rows * cols);
+  if (complex_values) {
+    return {rows, cols, uniform_values<cd>(n, -1.0, 1.0)};
   }
-  return m;
+  const std::vector<double> re = uniform_values<double>(n, -1.0, 1.0);
+  return {rows, cols, std::vector<cd>(re.begin(), re.end())};
 }
 
 }  // namespace ndcuda::testing

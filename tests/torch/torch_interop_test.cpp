@@ -20,9 +20,9 @@
 #include <ndcuda/interop/torch_memory.hpp>
 #include <ndcuda/ndcuda.hpp>
 #include <optional>
-#include <random>
 #include <string>
 #include <support/gpu.hpp>
+#include <support/random_inputs.hpp>
 #include <vector>
 
 namespace nd = ndcuda;
@@ -31,15 +31,6 @@ namespace {
 
 at::TensorOptions on_gpu(at::ScalarType t, int device = 0) {
   return at::TensorOptions().dtype(t).device(at::kCUDA, static_cast<c10::DeviceIndex>(device));
-}
-
-std::vector<float> random_floats(std::size_t n) {
-  std::normal_distribution<float> normal;
-  std::vector<float> v(n);
-  for (float& x : v) {
-    x = normal(nd::testing::rng());
-  }
-  return v;
 }
 
 // A tensor's elements on the host, in C order, as float (torch does the gather and the cast).
@@ -70,7 +61,7 @@ TEST(TorchMemory, NdcudaResourceServesTorchAllocations) {
   const std::uint64_t before = counted->stats().allocation_count;
   {
     // On torch's default (legacy) stream, then on a pool stream.
-    const std::vector<float> values = random_floats(1 << 20);
+    const std::vector<float> values = nd::testing::normal_values<float>(1 << 20, 0.0, 1.0);
     at::Tensor t = at::from_blob(const_cast<float*>(values.data()), {1 << 20}, at::kFloat).to(on_gpu(at::kFloat));
     at::Tensor twice = t * 2.0f;
     EXPECT_GE(counted->stats().allocation_count, before + 2);
@@ -98,7 +89,7 @@ TEST(TorchMemory, NdcudaResourceServesTorchAllocations) {
 
 TEST(TorchInterop, ToTorchSharesMemoryAndReleasesOnce) {
   NDCUDA_REQUIRE_GPU();
-  const std::vector<float> values = random_floats(64 * 33);
+  const std::vector<float> values = nd::testing::normal_values<float>(64 * 33, 0.0, 1.0);
   auto released = std::make_shared<std::atomic<int>>(0);
   std::optional<nd::ndarray<float>> a(counted_view(nd::asarray<float>(values, {64, 33}), released));
   std::optional<at::Tensor> t(nd::to_torch(*a));
@@ -127,7 +118,7 @@ TEST(TorchInterop, ToTorchSharesMemoryAndReleasesOnce) {
 TEST(TorchInterop, FromTorchSharesMemoryAndReleasesOnce) {
   NDCUDA_REQUIRE_GPU();
   const std::size_t n = 4097;
-  const std::vector<float> values = random_floats(n);
+  const std::vector<float> values = nd::testing::normal_values<float>(n, 0.0, 1.0);
   void* raw = nullptr;
   ASSERT_EQ(cudaMalloc(&raw, n * sizeof(float)), cudaSuccess);
   auto freed = std::make_shared<std::atomic<int>>(0);
@@ -161,7 +152,7 @@ TEST(TorchInterop, FromTorchSharesMemoryAndReleasesOnce) {
 
 TEST(TorchInterop, StridedAndOffsetViewsKeepTheirLayout) {
   NDCUDA_REQUIRE_GPU();
-  const std::vector<float> values = random_floats(6 * 8);
+  const std::vector<float> values = nd::testing::normal_values<float>(6 * 8, 0.0, 1.0);
   const auto at_rc = [&](std::int64_t r, std::int64_t c) { return values[static_cast<std::size_t>(r * 8 + c)]; };
   const nd::ndarray<float> base = nd::asarray<float>(values, {6, 8});
 
@@ -194,7 +185,7 @@ TEST(TorchInterop, StridedAndOffsetViewsKeepTheirLayout) {
   EXPECT_THROW((void)nd::to_torch(base(nd::all, nd::slice(7, std::nullopt, -1))), nd::dlpack_error);
 
   // torch view -> ndcuda: x[2:5, 1::3] has a storage offset of 2 * 9 + 1 and strides (9, 3); then its transpose.
-  const at::Tensor x = nd::to_torch(nd::asarray<float>(random_floats(7 * 9), {7, 9}));
+  const at::Tensor x = nd::to_torch(nd::asarray<float>(nd::testing::normal_values<float>(7 * 9, 0.0, 1.0), {7, 9}));
   const at::Tensor xs = x.slice(0, 2, 5).slice(1, 1, 9, 3);
   const nd::ndarray<float> a = nd::from_torch<float>(xs);
   EXPECT_EQ(static_cast<void*>(a.data()), xs.data_ptr());
@@ -265,7 +256,7 @@ TEST(TorchInterop, DtypesMapBothWays) {
 
 TEST(TorchInterop, HalfAndBfloat16ValuesComputeInTorch) {
   NDCUDA_REQUIRE_GPU();
-  const std::vector<float> source = random_floats(1000);
+  const std::vector<float> source = nd::testing::normal_values<float>(1000, 0.0, 1.0);
   std::vector<__half> h(source.size());
   std::vector<__nv_bfloat16> b(source.size());
   double sum_h = 0;
@@ -329,7 +320,7 @@ TEST(TorchInterop, HostAndUndefinedTensorsAreRefusedWithoutCuda) {
 
 TEST(TorchInterop, StreamsCrossBothWays) {
   NDCUDA_REQUIRE_GPU();
-  const std::vector<float> values = random_floats(5000);
+  const std::vector<float> values = nd::testing::normal_values<float>(5000, 0.0, 1.0);
   {
     // ndcuda work on torch's current stream.
     const c10::cuda::CUDAStreamGuard guard(c10::cuda::getStreamFromPool());
@@ -425,7 +416,7 @@ TEST(TorchMemory, TorchAllocatorServesNdarrays) {
   NDCUDA_REQUIRE_GPU();
   auto torch_pool = std::make_shared<nd::statistics_adaptor>(std::make_shared<nd::torch_memory_resource>(0));
   const nd::stream s;
-  const std::vector<float> values = random_floats(100000);
+  const std::vector<float> values = nd::testing::normal_values<float>(100000, 0.0, 1.0);
   {
     const std::shared_ptr<nd::memory_resource> previous = nd::set_default_resource(0, torch_pool);
     nd::ndarray<float> a = nd::asarray<float>(values, {100000}, s);
