@@ -21,11 +21,7 @@ namespace dist = ndcuda::dist;
 namespace {
 
 using nd::testing::all_gpus;
-
-// An extent that leaves a remainder over p ranks and gives every rank at least one element.
-nd::index_t uneven(int p, nd::index_t per_rank) {
-  return per_rank * p + (p > 1 ? p - 1 : 0);
-}
+using nd::testing::uneven;
 
 std::vector<nd::shape_t> test_shapes(int p) {
   return {{uneven(p, 1000)}, {uneven(p, 5), uneven(p, 7)}, {3, uneven(p, 4), 5}};

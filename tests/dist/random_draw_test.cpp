@@ -27,11 +27,7 @@ namespace dist = ndcuda::dist;
 namespace {
 
 using nd::testing::all_gpus;
-
-// An extent that leaves a remainder over p ranks and gives every rank at least one element.
-nd::index_t uneven(int p, nd::index_t per_rank) {
-  return per_rank * p + (p > 1 ? p - 1 : 0);
-}
+using nd::testing::uneven;
 
 template <class T>
 std::size_t differing(const std::vector<T>& a, const std::vector<T>& b) {

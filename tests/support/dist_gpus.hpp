@@ -1,4 +1,4 @@
-// Test helper for the distributed tests: a communicator over the visible GPUs.
+// Test helpers for the distributed tests: a communicator over the visible GPUs, and extents that split unevenly.
 // Builds on ndcuda/dist.hpp (the communicator).
 #pragma once
 
@@ -17,6 +17,11 @@ inline dist::communicator all_gpus() {
     devices[static_cast<std::size_t>(i)] = i;
   }
   return dist::communicator(devices, {std::chrono::seconds(120)});
+}
+
+/// An extent that leaves a remainder over p ranks and gives every rank at least one element.
+inline index_t uneven(int p, index_t per_rank) {
+  return per_rank * p + (p > 1 ? p - 1 : 0);
 }
 
 }  // namespace ndcuda::testing
