@@ -10,10 +10,13 @@ namespace ndcuda::bench {
 
 /// A new number on every call, starting from the process id and the clock, so that a source
 /// holding it was never compiled before: not in this process, and not by an earlier run on the
-/// same machine (a cross-process cache, or a device that an earlier benchmark call left warm).
+/// same machine (NVRTC's own cross-process cache, docs/jit.md). Below 2^23, so that spelled as a
+/// float constant ("123.0f") it stays exact: larger ones round, and two sources whose constants
+/// round alike compile to the same code, which that cache then serves.
 inline long long cold_source_number() {
-  static long long next = (static_cast<long long>(::getpid()) << 20) ^
-                          (std::chrono::steady_clock::now().time_since_epoch().count() & 0xfffff);
+  static long long next =
+      ((static_cast<long long>(::getpid()) << 11) ^ std::chrono::steady_clock::now().time_since_epoch().count()) &
+      0x3fffff;
   return ++next;
 }
 

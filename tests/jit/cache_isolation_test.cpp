@@ -1,6 +1,7 @@
-// Keeps the JIT tests out of the user's real cache: unless NDCUDA_CACHE_DIR is already set, each
-// test process gets a fresh cache folder, removed when it ends. Tests about the disk cache make
-// their own folders on top of this.
+// Keeps the JIT tests out of any shared cache: each test process gets a fresh cache folder, removed
+// when it ends, even when NDCUDA_CACHE_DIR is set. The cache tests plant foreign and corrupt
+// entries, which must not reach a real cache, and tests running in parallel (ctest -j) on one
+// folder rewrote each other's entries. Tests about the disk cache make their own folders on top.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -12,7 +13,6 @@ namespace {
 class isolated_cache : public ::testing::Environment {
  public:
   void SetUp() override {
-    if (const char* set = std::getenv("NDCUDA_CACHE_DIR"); set != nullptr && *set != '\0') return;
     const char* base = std::getenv("TMPDIR");
     std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/ndcuda-jit-cache-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) return;
