@@ -80,16 +80,34 @@ void interleave(benchmark::State& state, cudaStream_t torch_stream, const std::f
   state.counters["torch_over_ndcuda"] = t / n;
 }
 
+/// Skips the case without a GPU.
+bool have_gpu(benchmark::State& state) {
+  if (nd::device_count() == 0) {
+    state.SkipWithError("no CUDA device");
+    return false;
+  }
+  return true;
+}
+
+/// torch's side of a case: a stream from its pool, current while the case runs (torch's ops go there).
+struct torch_stream {
+  c10::cuda::CUDAStreamGuard guard{c10::cuda::getStreamFromPool()};
+  [[nodiscard]] cudaStream_t handle() const { return c10::cuda::getCurrentCUDAStream().stream(); }
+};
+
+/// Every case: its two variants, one interleaved measurement each, manual time in ms. (Generic, so
+/// that it converts to Apply's function pointer whatever Google Benchmark's version names the type.)
+constexpr auto ab_cases = [](auto* b) {
+  b->Arg(0)->Arg(1)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+};
+
 /// 8192^3 bfloat16, the same tensors on both sides: 0 relu(a @ b + bias) as written in each library
 /// (torch eager: matmul, add, relu; ndcuda: nd::maximum(nd::matmul(a, b) + bias, 0), one cuBLASLt
 /// call); 1 the plain product.
 void BM_bf16_8192_ndcuda_vs_torch(benchmark::State& state) {
-  if (nd::device_count() == 0) {
-    state.SkipWithError("no CUDA device");
-    return;
-  }
-  const c10::cuda::CUDAStreamGuard torch_side(c10::cuda::getStreamFromPool());
-  const cudaStream_t ts = c10::cuda::getCurrentCUDAStream().stream();
+  if (!have_gpu(state)) return;
+  const torch_stream torch_side;
+  const cudaStream_t ts = torch_side.handle();
   const auto options = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
   const at::Tensor a = at::randn({8192, 8192}, options);
   const at::Tensor b = at::randn({8192, 8192}, options);
@@ -118,12 +136,9 @@ void BM_bf16_8192_ndcuda_vs_torch(benchmark::State& state) {
 /// `x(nd::ellipsis) = g.standard_normal<float>(...)`), 1 uniform in [0, 1) (`x.uniform_()` and
 /// `g.random<float>(...)`). Issue 18's targets: both >= torch.
 void BM_random_2p28_ndcuda_vs_torch(benchmark::State& state) {
-  if (nd::device_count() == 0) {
-    state.SkipWithError("no CUDA device");
-    return;
-  }
-  const c10::cuda::CUDAStreamGuard torch_side(c10::cuda::getStreamFromPool());
-  const cudaStream_t ts = c10::cuda::getCurrentCUDAStream().stream();
+  if (!have_gpu(state)) return;
+  const torch_stream torch_side;
+  const cudaStream_t ts = torch_side.handle();
   const nd::index_t n = nd::index_t{1} << 28;
   at::Tensor x = at::empty({n}, at::TensorOptions().device(at::kCUDA).dtype(at::kFloat));
   auto out = nd::empty<float>({n});
@@ -141,10 +156,5 @@ void BM_random_2p28_ndcuda_vs_torch(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_random_2p28_ndcuda_vs_torch)
-    ->Arg(0)
-    ->Arg(1)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_bf16_8192_ndcuda_vs_torch)->Arg(0)->Arg(1)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_random_2p28_ndcuda_vs_torch)->Apply(ab_cases);
+BENCHMARK(BM_bf16_8192_ndcuda_vs_torch)->Apply(ab_cases);
