@@ -206,6 +206,16 @@ void check_fits_target(std::span<const leaf_ref> inputs, const shape_t& target) 
 
 }  // namespace
 
+void before_leaf_launch(const stream& s, const leaf_ref& out, std::span<const leaf_ref> inputs) {
+  for (const leaf_ref& in : inputs) {
+    if (!(*in.s == s)) {
+      order_after(s, *in.s);
+    }
+  }
+  retain_for_capture(s, std::span<const leaf_ref>(&out, 1));
+  retain_for_capture(s, inputs);
+}
+
 void release_sources_after(const stream& s, std::span<const leaf_ref> leaves) {
   for (const leaf_ref& leaf : leaves) {
     if (leaf.source != nullptr && !(*leaf.s == s)) {
@@ -240,9 +250,6 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
     if (in.layout->shape != shape) {  // only then can it fail; it allocates, so skip it otherwise
       (void)broadcast_strides(in.layout->shape, in.layout->strides, shape);  // NumPy's message
     }
-    if (!(*in.s == s)) {
-      order_after(s, *in.s);
-    }
     overlap = overlap || (in.source == nullptr &&
                           needs_temporary(reinterpret_cast<std::uintptr_t>(out.data), itemsize(out.type), shape,
                                           out.layout->strides, reinterpret_cast<std::uintptr_t>(in.data),
@@ -251,8 +258,7 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
   if (shape_size(shape) == 0) {
     return;
   }
-  retain_for_capture(s, std::span<const leaf_ref>(&out, 1));
-  retain_for_capture(s, inputs);
+  before_leaf_launch(s, out, inputs);
   if (!overlap) {
     launch(state, out, inputs, scalars, s);
     release_sources_after(s, inputs);

@@ -3,7 +3,6 @@
 // are jit's (src/jit/reduction_state.hpp).
 #include <cstdint>
 #include <ndcuda/core/checked_size.hpp>
-#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
 #include <ndcuda/ops/detail/reduce_engine.hpp>
 
@@ -22,9 +21,6 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
   std::vector<std::uintptr_t> addresses;
   std::vector<const void*> pointers;
   for (const leaf_ref& in : inputs) {
-    if (!(*in.s == s)) {
-      order_after(s, *in.s);
-    }
     in_strides.push_back(in.layout->shape == call.shape
                              ? in.layout->strides
                              : broadcast_strides(in.layout->shape, in.layout->strides, call.shape));
@@ -32,8 +28,7 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
     addresses.push_back(in.source != nullptr ? 0 : reinterpret_cast<std::uintptr_t>(in.data));
     pointers.push_back(in.data);
   }
-  retain_for_capture(s, std::span<const leaf_ref>(&out, 1));  // a graph being captured keeps them alive
-  retain_for_capture(s, inputs);
+  before_leaf_launch(s, out, inputs);
   const strides_t out_strides = reduction_out_strides(call.shape, call.reduced);
   const jit::detail::reduction_launch launch = jit::detail::plan_reduction_launch(
       state.engine, s.device(), call.shape, call.reduced, out_strides, in_strides, addresses);

@@ -7,7 +7,6 @@
 #include <mutex>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/jit/launch.hpp>
 #include <ndcuda/ops/detail/row_fusion.hpp>
 #include <string>
@@ -299,16 +298,10 @@ bool run_row_program(const row_program& p, const leaf_ref& out, std::span<const 
     }
   }
   const stream& s = *out.s;
-  for (const leaf_ref& in : inputs) {
-    if (!(*in.s == s)) {
-      order_after(s, *in.s);
-    }
-  }
   if (rows == 0) {
     return true;
   }
-  retain_for_capture(s, std::span<const leaf_ref>(&out, 1));
-  retain_for_capture(s, inputs);
+  before_leaf_launch(s, out, inputs);
 
   // Each stage's ddof: the parameter of the first reduction that became it.
   std::vector<double> params(p.stages.size(), 0.0);

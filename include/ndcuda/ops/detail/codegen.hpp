@@ -74,6 +74,11 @@ class value_table {
 /// `leaves`: the one call every launch path over leaf_refs makes (elementwise, reductions).
 void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves);
 
+/// What every launch over leaf_refs (elementwise, reductions, row programs) does before it queues
+/// its kernel on `s`: `s` waits for the inputs' streams, and a graph being captured keeps `out` and
+/// the inputs alive. release_sources_after is its other half.
+void before_leaf_launch(const stream& s, const leaf_ref& out, std::span<const leaf_ref> inputs);
+
 /// Orders the streams of the computed leaves (random draws) among `leaves` after the work queued on
 /// `s` so far, where a kernel read them. A draw releases its device offset cell on its generator's
 /// stream when the expression goes, which may be before the kernel on `s` ran; a reuse of that memory
