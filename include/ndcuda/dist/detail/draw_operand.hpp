@@ -136,17 +136,17 @@ shape_t draw_shape_of(const X& x) {
   return s;
 }
 
-/// Makes the streams of the draw's leaves wait for `s`, where a rank's kernel read them: a draw
-/// releases its offset cell (and an array parameter its memory) on its own stream, and a reuse of
-/// that memory there must not overtake the rank's kernel (a one-GPU rank runs on the
-/// communicator's stream, not the generator's; the full GPU suite once saw such a reuse overwrite
-/// an offset before the kernel read it).
+/// Makes the streams of the draw's array parameters wait for `s`, where a rank's kernel read them:
+/// an array parameter releases its memory on its own stream, and a reuse of that memory there must
+/// not overtake the rank's kernel (a one-GPU rank runs on the communicator's stream). The draws
+/// themselves (their offset cells) are ordered so by every launch (release_sources_after); the
+/// full GPU suite once saw such a reuse overwrite an offset before the kernel read it.
 template <class X>
 void release_after(const X& draw, const stream& s) {
   ndcuda::detail::leaves_of<X> leaves;
   ndcuda::detail::collect(draw, leaves);
   for (const ndcuda::detail::leaf_ref& l : leaves.arrays) {
-    if (!(*l.s == s)) {
+    if (l.source == nullptr && !(*l.s == s)) {
       ndcuda::detail::order_after(*l.s, s);
     }
   }
