@@ -198,17 +198,13 @@ BENCHMARK(compile_new_reduction_full)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 // One first call per repetition: the median is the typical first call, "slowest" the worst one.
-BENCHMARK(first_call_cold_fused_expression)
-    ->Iterations(1)
-    ->Repetitions(25)
-    ->ComputeStatistics("slowest", slowest)
-    ->ReportAggregatesOnly(true)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK(first_call_cold_reduction)
-    ->Iterations(1)
-    ->Repetitions(15)
-    ->ComputeStatistics("slowest", slowest)
-    ->ReportAggregatesOnly(true)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+constexpr auto one_call_per_repetition = [](auto* b) {
+  b->Iterations(1)
+      ->Repetitions(20)
+      ->ComputeStatistics("slowest", slowest)
+      ->ReportAggregatesOnly(true)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+};
+BENCHMARK(first_call_cold_fused_expression)->Apply(one_call_per_repetition);
+BENCHMARK(first_call_cold_reduction)->Apply(one_call_per_repetition);
