@@ -68,6 +68,29 @@ void expect_bits(const nd::ndarray<T>& got, F&& expected, const char* what) {
                      << as_double(to_storage<T>(expected(first)));
 }
 
+// Elements i = 0, step, 2 step, ... and the last `tail` of `got` (C-contiguous) equal expected(i) bit
+// for bit: for draws too large to compare whole on the host.
+template <class T, class F>
+void expect_sampled_bits(const nd::ndarray<T>& got, F&& expected, std::size_t step, std::size_t tail,
+                         const char* what) {
+  const std::vector<T> h = got.to_host();
+  std::size_t bad = 0;
+  std::size_t first = 0;
+  std::size_t checked = 0;
+  const auto check = [&](std::size_t i) {
+    ++checked;
+    if (!same_bits(h[i], to_storage<T>(expected(i)))) {
+      first = bad++ == 0 ? i : first;
+    }
+  };
+  for (std::size_t i = 0; i + tail < h.size(); i += step) check(i);
+  for (std::size_t i = h.size() - std::min(tail, h.size()); i < h.size(); ++i) check(i);
+  EXPECT_GT(checked, h.size() / step) << what;
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << checked << " sampled elements differ; the first, element "
+                     << first << ": got " << as_double(h[first]) << ", host "
+                     << as_double(to_storage<T>(expected(first)));
+}
+
 std::uint64_t fresh_seed() {
   return nd::testing::rng()();
 }
@@ -623,4 +646,31 @@ TEST(GpuRandom, ChoiceWithAndWithoutReplacementAndWeights) {
     ASSERT_EQ(static_cast<int>(rh[r * 3]) % 3, 0);
     ASSERT_EQ(rh[r * 3 + 2], rh[r * 3] + 2.0f);
   }
+}
+
+// Draws of 2^24 elements: every thread of a launch loops over several vectors (kernels with draws
+// run four waves of threads, src/jit/elementwise.cpp), so later iterations, not only the first,
+// must read their own elements' counters.
+TEST(GpuRandom, DrawsLargeEnoughForSeveralIterationsPerThreadEqualTheHostReference) {
+  NDCUDA_REQUIRE_GPU();
+  nd::stream s;
+  auto g = nd::random::default_rng(fresh_seed());
+  const std::uint64_t n = std::uint64_t{1} << 24;
+  const auto k = g.key();
+  std::uint64_t o = 0;
+  const nd::ndarray<float> u = g.random<float>({n}, s);
+  expect_sampled_bits(
+      u,
+      [&](std::size_t i) {
+        return host::random_f32({k, o}, i);
+      },
+      1009, 4096, "random float32, 2^24");
+  o += host::blocks_for("random", false, n);
+  const nd::ndarray<float> z = g.standard_normal<float>({n + 3}, s);
+  expect_sampled_bits(
+      z,
+      [&](std::size_t i) {
+        return host::normal_f32({k, o}, i);
+      },
+      1009, 4096, "standard_normal float32, 2^24 + 3");
 }
