@@ -648,9 +648,9 @@ TEST(GpuRandom, ChoiceWithAndWithoutReplacementAndWeights) {
   }
 }
 
-// Draws of 2^24 elements: every thread of a launch loops over several vectors (kernels with draws
-// run four waves of threads, src/jit/elementwise.cpp), so later iterations, not only the first,
-// must read their own elements' counters.
+// Draws of 2^24 elements (and 2^24 + 3, whose last three follow the vectors one per thread), large
+// enough for any launch geometry to loop its threads: the vectors and the tail must equal the host
+// reference, whichever iteration writes them.
 TEST(GpuRandom, DrawsLargeEnoughForSeveralIterationsPerThreadEqualTheHostReference) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s;
