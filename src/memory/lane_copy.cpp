@@ -37,19 +37,32 @@ class lane_staging {
 
 }  // namespace
 
+std::size_t lane_region_bytes(std::size_t bytes, std::size_t lanes) {
+  constexpr std::size_t page = std::size_t{2} << 20;
+  // Rounded up twice: a share rounded down lost the last bytes % lanes bytes whenever
+  // bytes / lanes was a whole number of pages (a 2^24 + 3 float32 array read over 16 lanes).
+  const std::size_t share = (bytes + lanes - 1) / lanes;
+  return (share + page - 1) / page * page;
+}
+
+lane_region region_of_lane(std::size_t bytes, std::size_t lanes, std::size_t lane) {
+  const std::size_t per_lane = lane_region_bytes(bytes, lanes);
+  const std::size_t begin = std::min(bytes, lane * per_lane);
+  return {begin, std::min(bytes, begin + per_lane)};
+}
+
 void lanes_to_host(char* dst, const char* src, std::size_t bytes, const stream& s, pinned_pool_resource& staging,
                    host_threads& workers, const std::vector<stream>& lane_streams, std::size_t chunk_bytes) {
-  constexpr std::size_t page = std::size_t{2} << 20;  // regions start on huge-page boundaries
   const std::size_t lanes = std::min<std::size_t>(workers.size(), lane_streams.size());
-  const std::size_t per_lane = (bytes / lanes + page - 1) / page * page;
-  const std::size_t chunk = std::min(chunk_bytes, per_lane);
+  const std::size_t chunk = std::min(chunk_bytes, lane_region_bytes(bytes, lanes));
   const lane_staging buffers(staging, s, 2 * lanes * chunk);
 
   event ready(s.device(), false);
   ready.record(s);  // the source is complete on s
   workers.run(lanes, [&](std::size_t lane) {
-    const std::size_t begin = std::min(bytes, lane * per_lane);
-    const std::size_t end = std::min(bytes, begin + per_lane);
+    const lane_region region = region_of_lane(bytes, lanes, lane);
+    const std::size_t begin = region.begin;
+    const std::size_t end = region.end;
     if (begin == end) {
       return;
     }

@@ -11,6 +11,16 @@
 
 namespace ndcuda::detail {
 
+/// Where each lane's region lies: lane `lane` of `lanes` copies [begin, end) of `bytes`. Regions
+/// start on 2 MiB (huge-page) boundaries and together cover every byte exactly once; the last ones
+/// may be empty.
+struct lane_region {
+  std::size_t begin;
+  std::size_t end;
+};
+[[nodiscard]] std::size_t lane_region_bytes(std::size_t bytes, std::size_t lanes);
+[[nodiscard]] lane_region region_of_lane(std::size_t bytes, std::size_t lanes, std::size_t lane);
+
 /// Copies `bytes` from device memory `src` into pageable `dst`, ordered after `s`, and returns once
 /// `dst` holds them. [dst, dst + bytes) is cut into one contiguous region per lane; lane i copies
 /// its region chunk by chunk through two staging buffers on lane_streams[i], so the DMA of one chunk

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "memory/lane_copy.hpp"
 #include "support/cuda_buffers.hpp"
 #include "support/gpu.hpp"
 
@@ -246,6 +247,36 @@ TEST(Transfer, DroppingTheSourceRightAfterAnAsyncCopyIsSafe) {
   }
 }
 
+// Host-only: the lanes' regions tile [0, bytes) exactly, each starting on a 2 MiB boundary. The
+// sizes include bytes = lanes * k pages + r with 0 < r < lanes, whose last r bytes a share rounded
+// down once lost (a float32 array of 2^24 + 3 elements read over 16 lanes came back with three
+// zeros at its end).
+TEST(LaneRegions, CoverEveryByteExactlyOnce) {
+  constexpr std::size_t page = 2 * MiB;
+  for (std::size_t lanes = 1; lanes <= 17; ++lanes) {
+    std::vector<std::size_t> sizes{1, page - 1, page, page + 1, 64 * MiB + 4, 64 * MiB + 12, 33 * MiB + 4099};
+    for (std::size_t k : {std::size_t{1}, std::size_t{3}, std::size_t{32}}) {
+      for (std::size_t r = 0; r <= lanes; ++r) {
+        sizes.push_back(lanes * k * page + r);
+      }
+    }
+    for (std::size_t bytes : sizes) {
+      std::size_t next = 0;
+      for (std::size_t lane = 0; lane < lanes; ++lane) {
+        const nd::detail::lane_region r = nd::detail::region_of_lane(bytes, lanes, lane);
+        ASSERT_LE(r.begin, r.end) << bytes << " bytes, lane " << lane << " of " << lanes;
+        if (r.begin == r.end) {
+          continue;
+        }
+        ASSERT_EQ(r.begin, next) << bytes << " bytes, lane " << lane << " of " << lanes;
+        ASSERT_EQ(r.begin % page, 0U) << bytes << " bytes, lane " << lane << " of " << lanes;
+        next = r.end;
+      }
+      ASSERT_EQ(next, bytes) << "the regions of " << lanes << " lanes end before the last of " << bytes << " bytes";
+    }
+  }
+}
+
 TEST(Transfer, LaneReadsOfAwkwardSizesAndOffsetsEveryLaneCount) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s(0);
@@ -256,7 +287,8 @@ TEST(Transfer, LaneReadsOfAwkwardSizesAndOffsetsEveryLaneCount) {
     options.lane_read_bytes = 1 * MiB;  // every read below runs as lanes
     options.lane_chunk_bytes = 256 * KiB;
     nd::transfer_engine engine(staging, options);
-    for (std::size_t bytes : {1 * MiB, 1 * MiB + 3, 7 * MiB + 1, 33 * MiB + 4099}) {
+    // The last size is lanes whole pages per lane plus fewer than `lanes` bytes.
+    for (std::size_t bytes : {1 * MiB, 1 * MiB + 3, 7 * MiB + 1, 33 * MiB + 4099, lanes * 2 * MiB + lanes - 1}) {
       pageable_buffer src(bytes);
       pageable_buffer dst(bytes + 1);
       nd::testing::fill_random(src.ptr, bytes);
