@@ -2,6 +2,7 @@
 // and a small extern "C" kernel calling the templates of kernels/elementwise.cuh.
 #pragma once
 
+#include <algorithm>
 #include <ndcuda/core/dtype.hpp>
 #include <string>
 #include <string_view>
@@ -28,6 +29,11 @@ struct elementwise_signature {
   std::vector<std::string> sources = {};
 
   [[nodiscard]] bool is_source(std::size_t input) const { return input < sources.size() && !sources[input].empty(); }
+  /// Whether any input is computed. Expressions list an empty source for each array leaf, so
+  /// `sources` being non-empty does not mean this.
+  [[nodiscard]] bool computes_inputs() const {
+    return std::any_of(sources.begin(), sources.end(), [](const std::string& t) { return !t.empty(); });
+  }
 };
 
 /// The variant's parameters: out, in0.., s0.., then `n` (contiguous) or the strided indexer
