@@ -357,8 +357,19 @@ void to_host_new_std_vector_ndcuda(benchmark::State& state) {
   time_new_buffer_reads(state, [](const nd::ndarray<float>& a) { return a.to_host(); });
 }
 
+// Each read's host_vector is released before the next read, so from the second read on its block
+// comes back from the host block cache with its pages resident: a program's steady state.
 void to_host_vector_new_ndcuda(benchmark::State& state) {
   time_new_buffer_reads(state, [](const nd::ndarray<float>& a) { return a.to_host_vector(); });
+  state.counters["host_block_cache"] = 1;
+}
+
+// The same with the cache off: every read faults in (and the kernel zeroes) fresh pages.
+void to_host_vector_new_ndcuda_fresh_pages(benchmark::State& state) {
+  const std::size_t limit = nd::set_host_block_cache_limit(0);
+  time_new_buffer_reads(state, [](const nd::ndarray<float>& a) { return a.to_host_vector(); });
+  nd::set_host_block_cache_limit(limit);
+  state.counters["host_block_cache"] = 0;
 }
 
 /// The baseline: cudaMemcpy into a fresh `new float[n]` (no zero fill), as cupy.asnumpy does into
@@ -414,4 +425,5 @@ NDCUDA_TRANSFER_PAIR(d2h_pageable_ndcuda, d2h_pageable_cudaMemcpy_baseline, 256)
 NDCUDA_TRANSFER_PAIR(d2h_pageable_ndcuda, d2h_pageable_cudaMemcpy_baseline, 1024);
 NDCUDA_TRANSFER_PAIR(to_host_new_std_vector_ndcuda, new_buffer_cudaMemcpy_baseline, 1024);
 BENCHMARK(to_host_vector_new_ndcuda)->Arg(1024)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(to_host_vector_new_ndcuda_fresh_pages)->Arg(1024)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(classify_pinned_range)->Arg(256)->Arg(1024)->Unit(benchmark::kMicrosecond);

@@ -56,6 +56,51 @@ TEST(HostVector, OversizedRequestsThrowBadAlloc) {
   EXPECT_THROW((void)a.allocate(std::size_t{1} << 61), std::bad_alloc);
 }
 
+// The block cache: a released big block serves the next allocation of exactly its size; other
+// sizes, small blocks and blocks over the limit are not kept; the oldest go first.
+TEST(HostBlockCache, ReleasedBigBlocksServeTheNextAllocationOfTheirSize) {
+  constexpr std::size_t MiB = std::size_t{1} << 20;
+  nd::release_host_block_cache();
+  const std::size_t previous = nd::set_host_block_cache_limit(20 * MiB);
+  const auto address = [](const auto& v) { return reinterpret_cast<std::uintptr_t>(v.data()); };
+  std::uintptr_t first = 0;
+  {
+    nd::host_vector<float> v(8 * MiB / sizeof(float));
+    v[0] = 1.5F;
+    first = address(v);
+  }
+  EXPECT_EQ(nd::host_block_cache_bytes(), 8 * MiB);
+  {
+    const nd::host_vector<float> other(8 * MiB / sizeof(float) + 1024);  // another size: a new block
+    EXPECT_NE(address(other), first);
+    EXPECT_EQ(nd::host_block_cache_bytes(), 8 * MiB);
+    const nd::host_vector<float> again(8 * MiB / sizeof(float));
+    EXPECT_EQ(address(again), first);
+    EXPECT_EQ(again[0], 1.5F) << "a kept block is handed back as it was (host_vector leaves elements indeterminate)";
+    EXPECT_EQ(nd::host_block_cache_bytes(), 0U);
+  }
+  // Both released (8 MiB, then 8 MiB + 4 KiB): 16 MiB + 4 KiB fit under 20 MiB.
+  EXPECT_EQ(nd::host_block_cache_bytes(), 16 * MiB + 4096);
+  {
+    const nd::host_vector<float> big(6 * MiB / sizeof(float));
+  }  // 6 MiB more is over the limit: the oldest kept block (the first, 8 MiB) is freed
+  EXPECT_EQ(nd::host_block_cache_bytes(), 14 * MiB + 4096);
+  {
+    const nd::host_vector<float> small(1024);
+    const nd::host_vector<float> huge(24 * MiB / sizeof(float));  // over the whole limit
+  }
+  EXPECT_EQ(nd::host_block_cache_bytes(), 14 * MiB + 4096);
+  EXPECT_EQ(nd::set_host_block_cache_limit(0), 20 * MiB);  // lowering the limit frees at once
+  EXPECT_EQ(nd::host_block_cache_bytes(), 0U);
+  { const nd::host_vector<float> v(8 * MiB / sizeof(float)); }
+  EXPECT_EQ(nd::host_block_cache_bytes(), 0U) << "a limit of 0 keeps nothing";
+  nd::set_host_block_cache_limit(previous);
+  { const nd::host_vector<float> v(8 * MiB / sizeof(float)); }
+  EXPECT_EQ(nd::host_block_cache_bytes(), 8 * MiB);
+  nd::release_host_block_cache();
+  EXPECT_EQ(nd::host_block_cache_bytes(), 0U);
+}
+
 TEST(HostPages, PopulatingKeepsTheContentsAndAcceptsAnyRange) {
   const std::size_t n = (std::size_t{64} << 20) / sizeof(std::uint64_t) + 3;  // spans several slices
   std::vector<std::uint64_t> v(n);

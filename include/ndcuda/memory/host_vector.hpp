@@ -1,6 +1,7 @@
 /// @file
-/// nd::host_vector: a std::vector for large host reads, whose elements are not zero-filled and whose
-/// big blocks sit on transparent huge pages. Builds on host_pages (src/memory/host_pages.cpp).
+/// nd::host_vector: a std::vector for large host reads, whose elements are not zero-filled, whose
+/// big blocks sit on transparent huge pages and are kept for reuse when released. Builds on
+/// host_pages (src/memory/host_pages.cpp) and the host block cache (src/memory/host_block_cache.cpp).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,14 @@ namespace ndcuda {
 namespace detail {
 /// Blocks of at least this many bytes are aligned to 2 MiB and advised as huge pages.
 inline constexpr std::size_t huge_block_bytes = std::size_t{4} << 20;
+/// Their alignment: one huge page.
+inline constexpr std::size_t huge_block_alignment = std::size_t{2} << 20;
+
+/// A released big block of exactly `bytes`, taken out of the host block cache, or null.
+[[nodiscard]] void* reuse_host_block(std::size_t bytes) noexcept;
+/// Keeps the big block [p, p + bytes) for reuse; false when it does not fit under the cache's
+/// limit, and the caller frees it.
+[[nodiscard]] bool keep_host_block(void* p, std::size_t bytes) noexcept;
 
 /// Asks the kernel to back [p, p + bytes) with transparent huge pages where it can (Linux'
 /// MADV_HUGEPAGE on the 2 MiB-aligned interior); a no-op elsewhere or when refused.
@@ -26,10 +35,22 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept;
 bool populate_pages(void* p, std::size_t bytes) noexcept;
 }  // namespace detail
 
+/// The most bytes of released host_vector blocks (detail::huge_block_bytes or more each) kept for
+/// reuse by the next allocation of the same size; default 4 GiB, 0 keeps none. A kept block's
+/// pages stay resident, so reading an array of the same size again skips the kernel's page faults
+/// and zeroing (a 1 GiB read reaches the speed of reading into an existing buffer). Blocks beyond a
+/// lowered limit are freed at once. Returns the previous limit. Thread-safe.
+std::size_t set_host_block_cache_limit(std::size_t bytes) noexcept;
+/// Frees every kept block (e.g. before a phase that needs the host memory). Thread-safe.
+void release_host_block_cache() noexcept;
+/// The bytes of host_vector blocks kept for reuse now.
+[[nodiscard]] std::size_t host_block_cache_bytes() noexcept;
+
 /// An allocator that default-initialises: `host_vector<float>(n)` leaves the n floats
 /// indeterminate, as `new float[n]` does, instead of zeroing them serially. Blocks of
 /// detail::huge_block_bytes or more are 2 MiB aligned and backed by huge pages, so the first
-/// write to them takes one page fault per 2 MiB. Stateless: all instances are equal.
+/// write to them takes one page fault per 2 MiB, and are kept for reuse when released (see
+/// set_host_block_cache_limit). Stateless: all instances are equal.
 template <class T>
 class host_allocator {
  public:
@@ -50,7 +71,10 @@ class host_allocator {
     if (bytes < detail::huge_block_bytes) {
       return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
     }
-    void* p = ::operator new (bytes, std::align_val_t{huge_alignment});
+    if (void* kept = detail::reuse_host_block(bytes)) {
+      return static_cast<T*>(kept);
+    }
+    void* p = ::operator new (bytes, std::align_val_t{detail::huge_block_alignment});
     detail::advise_huge_pages(p, bytes);
     return static_cast<T*>(p);
   }
@@ -58,7 +82,11 @@ class host_allocator {
   /// Releases storage from allocate(n), with the same n.
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
-    ::operator delete (p, bytes, std::align_val_t{bytes < detail::huge_block_bytes ? alignof(T) : huge_alignment});
+    if (bytes < detail::huge_block_bytes) {
+      ::operator delete (p, bytes, std::align_val_t{alignof(T)});
+    } else if (!detail::keep_host_block(p, bytes)) {
+      ::operator delete (p, bytes, std::align_val_t{detail::huge_block_alignment});
+    }
   }
 
   /// Default-initialisation: no zero fill for arithmetic element types.
@@ -73,9 +101,6 @@ class host_allocator {
   }
 
   friend bool operator==(const host_allocator& /*a*/, const host_allocator& /*b*/) noexcept { return true; }
-
- private:
-  static constexpr std::size_t huge_alignment = std::size_t{2} << 20;
 };
 
 /// A std::vector that does not zero its elements on construction or resize, for reading large
