@@ -133,6 +133,7 @@ elementwise_state::elementwise_state(std::string body_text, std::string kernel_n
     : body(std::move(body_text)),
       name(std::move(kernel_name)),
       signature(std::move(sig)),
+      computes_inputs(signature.computes_inputs()),
       cache(programs != nullptr ? programs : &global_program_cache()) {
   check_kernel_identifier(name, "elementwise kernel");
   if (body.find_first_not_of(" \t\r\n;") == std::string::npos) {
@@ -199,7 +200,7 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
   const loaded_kernel& k = variant.kernel.on_device(s.device());
   kernel_args::packer args(variant.args);
   args.pointer(out).inputs(in, inputs).scalars(scalars, state.signature.scalars.size()).index(n);
-  run(variant.kernel, k, plan, s, args, state.signature.computes_inputs());
+  run(variant.kernel, k, plan, s, args, state.computes_inputs);
 }
 
 void launch_elementwise(const elementwise_state& state, const operand& out, std::span<const operand> in,
@@ -259,7 +260,7 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
     args.value(plan.staged);
   }
   if (plan.contiguous || plan.ndim() != 2 || (!plan.tiled() && plan.shape[1] < narrow_columns)) {
-    run(variant.kernel, k, plan, s, args, state.signature.computes_inputs());
+    run(variant.kernel, k, plan, s, args, state.computes_inputs);
     return;
   }
   const auto [grid, block] = plan.tiled()         ? geometry_tiled(k, plan.shape[0], plan.shape[1])

@@ -30,6 +30,8 @@ struct elementwise_state {
   std::string name;
   elementwise_signature signature;
   std::vector<std::size_t> itemsizes;  ///< output first
+  /// signature.computes_inputs(), once: its contiguous launches loop over waves (elementwise.cpp).
+  bool computes_inputs = false;
   program_cache* cache;
   /// The registered NVTX name of the op's range: "elementwise <name>", or the expression's label.
   void* nvtx = nullptr;

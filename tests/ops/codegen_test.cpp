@@ -82,6 +82,7 @@ TEST(OpsCodegen, ExpressionsOfArraysComputeNoInputs) {
   const auto& state = state_of<float>(a + b);
   EXPECT_FALSE(state.signature.sources.empty());
   EXPECT_FALSE(state.signature.computes_inputs());
+  EXPECT_FALSE(state.computes_inputs);
 }
 
 TEST(OpsCodegen, RepeatedLeavesAreOneInput) {

@@ -94,8 +94,8 @@ TEST(RandomCodegen, DrawsAreCallsOnTheirComputedInput) {
   EXPECT_TRUE(state.signature.sources[0].empty());
   EXPECT_EQ(state.signature.sources[1], "ndcuda::detail::philox_source<2, 2>");
   // Its contiguous launches loop over waves (src/jit/elementwise.cpp); x + x's take a full grid.
-  EXPECT_TRUE(state.signature.computes_inputs());
-  EXPECT_FALSE(state_of<float>(x + 0.1f * x).signature.computes_inputs());
+  EXPECT_TRUE(state.computes_inputs);
+  EXPECT_FALSE(state_of<float>(x + 0.1f * x).computes_inputs);
   jd::elementwise_plan dense;
   dense.vector = 4;
   const std::string source = jd::elementwise_source(state.body, state.name, state.signature, dense);
