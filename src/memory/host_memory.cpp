@@ -81,7 +81,7 @@ const char* segment_end(const driver_api& drv, const char* at, const char* end) 
 
 }  // namespace
 
-classified_range classify_segments(const void* p, std::size_t bytes) {
+std::optional<classified_range> try_classify_segments(const void* p, std::size_t bytes) {
   classified_range result;
   if (p == nullptr || bytes == 0) {
     return result;
@@ -108,7 +108,7 @@ classified_range classify_segments(const void* p, std::size_t bytes) {
       if (any_device) {
         break;  // reported below
       }
-      return {};
+      return classified_range{};
     }
     // A "boolean" the driver may write as 1 or 4 bytes: zeroed 8-byte storage reads right either way.
     unsigned long long managed = 0;
@@ -125,7 +125,7 @@ classified_range classify_segments(const void* p, std::size_t bytes) {
         all_pinned = all_managed = false;
         break;
       }
-      return {};  // cannot prove the range is pinned to its end: treat it as pageable
+      return classified_range{};  // cannot prove the range is pinned to its end: treat it as pageable
     }
     result.segments.push_back({at, static_cast<std::size_t>(stop - at)});
     if (is_device) {
@@ -140,8 +140,7 @@ classified_range classify_segments(const void* p, std::size_t bytes) {
   }
   if (any_device &&
       (any_host || result.segments.empty() || result.segments.back().ptr + result.segments.back().bytes != end)) {
-    throw error("the host range [" + format_pointer(p) + ", +" + std::to_string(bytes) +
-                " bytes) mixes device memory with host memory; pass a range inside one kind of memory");
+    return std::nullopt;  // mixes device memory with host memory
   }
   if (any_device) {
     result.kind = host_memory_kind::device;
@@ -155,6 +154,15 @@ classified_range classify_segments(const void* p, std::size_t bytes) {
   return result;
 }
 
+classified_range classify_segments(const void* p, std::size_t bytes) {
+  std::optional<classified_range> result = try_classify_segments(p, bytes);
+  if (!result) {
+    throw error("the host range [" + format_pointer(p) + ", +" + std::to_string(bytes) +
+                " bytes) mixes device memory with host memory; pass a range inside one kind of memory");
+  }
+  return std::move(*result);
+}
+
 }  // namespace detail
 
 host_memory_kind classify_host_memory(const void* p, std::size_t bytes, int device) {
@@ -163,7 +171,9 @@ host_memory_kind classify_host_memory(const void* p, std::size_t bytes, int devi
 }
 
 bool is_pinned(const void* p, std::size_t bytes, int device) {
-  return classify_host_memory(p, bytes, device) == host_memory_kind::pinned;
+  device_guard guard(device);
+  const std::optional<detail::classified_range> range = detail::try_classify_segments(p, bytes);
+  return range && range->kind == host_memory_kind::pinned;
 }
 
 }  // namespace ndcuda

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <ndcuda/memory/host_memory.hpp>
+#include <optional>
 #include <vector>
 
 namespace ndcuda::detail {
@@ -19,6 +20,11 @@ struct classified_range {
 };
 
 /// classify_host_memory with the segments; the caller holds a device_guard for the right device.
+/// Throws error for a range that mixes device memory with host memory.
 [[nodiscard]] classified_range classify_segments(const void* p, std::size_t bytes);
+
+/// classify_segments, but a range that mixes device memory with host memory comes back as nullopt
+/// instead of an error (for is_pinned, whose honest answer for such a range is "no").
+[[nodiscard]] std::optional<classified_range> try_classify_segments(const void* p, std::size_t bytes);
 
 }  // namespace ndcuda::detail

@@ -75,6 +75,11 @@ TEST(PinnedDetection, ClassifiesEveryKindOfMemoryOverTheWholeRange) {
   EXPECT_EQ(nd::classify_host_memory(device.ptr, MiB, 0), nd::host_memory_kind::device);
   EXPECT_TRUE(nd::is_pinned(pinned.ptr, pinned.bytes, 0));
   EXPECT_FALSE(nd::is_pinned(pinned.ptr, pinned.bytes + 1, 0)) << "one byte past a cudaHostAlloc block";
+  // Whatever lies past a device block (more device memory, or memory the driver does not know),
+  // the range is not pinned: is_pinned answers false where classify_host_memory may refuse.
+  bool answer = true;
+  EXPECT_NO_THROW(answer = nd::is_pinned(device.ptr, device.bytes + 1, 0));
+  EXPECT_FALSE(answer) << "one byte past a cudaMalloc block";
 }
 
 TEST(PinnedDetection, AdjacentRegistrationsTogetherArePinned) {

@@ -27,7 +27,8 @@ enum class host_memory_kind {
 /// Throws error for a range that mixes device memory with host memory.
 [[nodiscard]] host_memory_kind classify_host_memory(const void* p, std::size_t bytes, int device);
 
-/// classify_host_memory(p, bytes, device) == host_memory_kind::pinned.
+/// classify_host_memory(p, bytes, device) == host_memory_kind::pinned, except that a range mixing
+/// device memory with host memory is simply not pinned (false), not an error.
 [[nodiscard]] bool is_pinned(const void* p, std::size_t bytes, int device);
 
 }  // namespace ndcuda
