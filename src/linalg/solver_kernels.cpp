@@ -1,6 +1,7 @@
 // NVRTC sources of the solvers' helper kernels, one raw_kernel per dtype, built on first use.
 #include "linalg/solver_kernels.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <ndcuda/jit/raw_kernel.hpp>
@@ -151,11 +152,15 @@ extern "C" __global__ void nd_householder_q(const T* f, const T* tau, T* q, long
 std::string nan_mark_source(dtype real_type) {
   return std::string("typedef ") + (real_type == dtype::float64 ? "double" : "float") + R"( R;
 // A NaN among matrix b's eigen/singular values marks it as not converged (NumPy's LAPACK fails on NaN input).
+// A warp per matrix: the lanes read its values side by side (coalesced, no load waits on another) and vote.
+// The block size is a multiple of 32, so every warp has one matrix.
 extern "C" __global__ void nd_mark_nan(const R* values, int* info, long long per, long long batch, int code) {
-  for (long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x; b < batch; b += (long long)gridDim.x * blockDim.x) {
+  const long long lane = threadIdx.x % 32;
+  const long long warps = (long long)gridDim.x * blockDim.x / 32;
+  for (long long b = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; b < batch; b += warps) {
     bool nan = false;
-    for (long long j = 0; j < per; ++j) nan = nan || values[b * per + j] != values[b * per + j];
-    if (nan && info[b] == 0) info[b] = code;
+    for (long long j = lane; j < per; j += 32) nan |= values[b * per + j] != values[b * per + j];
+    if (__any_sync(0xffffffffu, nan) && lane == 0 && info[b] == 0) info[b] = code;
   }
 }
 )";
@@ -270,7 +275,9 @@ void mark_nan_failures(dtype real_type, const void* values, int* info, index_t p
     return;
   }
   const raw_kernel& kern = nan_mark_kernel(real_type);
-  const launch_config config = kern.occupancy_config(static_cast<std::size_t>(batch), s);
+  constexpr unsigned warp = 32;
+  launch_config config = kern.occupancy_config(static_cast<std::size_t>(batch) * warp, s);
+  config.block.x = std::max(warp, config.block.x / warp * warp);  // whole warps: one matrix each
   kern.launch(config, s, values, info, static_cast<long long>(per), static_cast<long long>(batch), code);
 }
 
