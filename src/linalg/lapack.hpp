@@ -8,6 +8,8 @@
 
 namespace ndcuda::linalg::detail::lapack {
 
+// The macros below take type names and token-pasted routine prefixes, which cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define NDCUDA_LAPACK_TYPED(T, R, P, ORG, EV)                                                                          \
   inline cusolverStatus_t getrf_size(cusolverDnHandle_t h, int m, int n, T* a, int lda, int* lwork) {                  \
     return cusolverDn##P##getrf_bufferSize(h, m, n, a, lda, lwork);                                                    \
@@ -123,5 +125,6 @@ NDCUDA_LAPACK_TYPED(cuComplex, float, C, ungqr, heevd)
 NDCUDA_LAPACK_TYPED(cuDoubleComplex, double, Z, ungqr, heevd)
 
 #undef NDCUDA_LAPACK_TYPED
+// NOLINTEND(bugprone-macro-parentheses)
 
 }  // namespace ndcuda::linalg::detail::lapack

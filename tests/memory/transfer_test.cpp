@@ -293,7 +293,8 @@ TEST(Transfer, LaneReadsOfAwkwardSizesAndOffsetsEveryLaneCount) {
     options.lane_chunk_bytes = 256 * KiB;
     nd::transfer_engine engine(staging, options);
     // The last size is lanes whole pages per lane plus fewer than `lanes` bytes.
-    for (std::size_t bytes : {1 * MiB, 1 * MiB + 3, 7 * MiB + 1, 33 * MiB + 4099, lanes * 2 * MiB + lanes - 1}) {
+    for (std::size_t bytes :
+         {1 * MiB, 1 * MiB + 3, 7 * MiB + 1, 33 * MiB + 4099, std::size_t{lanes} * 2 * MiB + lanes - 1}) {
       pageable_buffer src(bytes);
       pageable_buffer dst(bytes + 1);
       nd::testing::fill_random(src.ptr, bytes);
@@ -370,6 +371,7 @@ TEST(Transfer, StagingWithAnExhaustedPoolFallsBackToTheDriver) {
 TEST(Transfer, ConcurrentCopiesFromFourThreads) {
   NDCUDA_REQUIRE_GPU();
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::atomic<int> wrong{0};
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {

@@ -467,7 +467,7 @@ class ndarray {
   std::shared_ptr<const void> owner_;
   E* base_;
   view_layout layout_;
-  int device_;
+  int device_ = 0;
   ndcuda::stream stream_;
 };
 

@@ -15,11 +15,11 @@ namespace ndcuda::detail {
 /// being captured holds so that the memory outlives it. Borrows everything: it lives no longer
 /// than the array (or leaf) it was made from.
 struct leaf_ref {
-  const void* data;
-  const view_layout* layout;
-  dtype type;
-  const stream* s;
-  int device;
+  const void* data = nullptr;
+  const view_layout* layout = nullptr;
+  dtype type = dtype::float32;
+  const stream* s = nullptr;
+  int device = 0;
   const std::shared_ptr<const void>* owner = nullptr;
   /// Set for a computed input (a random draw, random/): the CUDA type of its kernel parameter;
   /// `data` then points at that parameter's bytes on the host, `layout` is C-contiguous over the

@@ -132,7 +132,9 @@ struct cast_op {
 
 // One row per ufunc: name, kernel spelling, form, input and result rules, the operand rule and
 // the message shown when a call breaks it. (A static_assert message must be a literal in C++20,
-// hence this header-local macro; it is #undef'd below.)
+// hence this header-local macro; it is #undef'd below.) Its tag and form are pasted and named, not
+// expressions, so they cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define NDCUDA_OPERATION(tag, text, how, input_rule, result_rule, operand_rule, message)      \
   inline constexpr char tag##_name[] = #tag;                                                  \
   inline constexpr char tag##_text[] = text;                                                  \
@@ -274,5 +276,6 @@ NDCUDA_OPERATION(iscomplex, "ndcuda::nd_iscomplex", call, same, to_bool, any_typ
 NDCUDA_OPERATION(gelu, "ndcuda::nd_gelu", call, float_of, float_of, real_number,
                  "gelu is not supported for complex values: apply it to real() and imag() separately")
 #undef NDCUDA_OPERATION
+// NOLINTEND(bugprone-macro-parentheses)
 
 }  // namespace ndcuda::detail
