@@ -55,7 +55,7 @@ void create_on(int device, F&& create) {
 
 }  // namespace
 
-blas_lease::blas_lease(const stream& s, std::size_t workspace_bytes) {
+blas_lease::blas_lease(const stream& s, std::size_t workspace_bytes) : guard_(s.device()) {
   device_slot& slot = slot_for(s.device());
   lock_ = std::unique_lock(slot.blas_mutex);
   if (slot.blas == nullptr) {
@@ -92,7 +92,7 @@ cublasLtHandle_t lt_handle(const stream& s) {
   return slot.lt;
 }
 
-solver_lease::solver_lease(const stream& s) {
+solver_lease::solver_lease(const stream& s) : guard_(s.device()) {
   device_slot& slot = slot_for(s.device());
   lock_ = std::unique_lock(slot.solver_mutex);
   if (slot.solver == nullptr) {

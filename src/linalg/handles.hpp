@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <ndcuda/core/dtype.hpp>
+#include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>
 
 namespace ndcuda::linalg::detail {
@@ -25,6 +26,9 @@ class blas_lease {
   [[nodiscard]] cublasHandle_t get() const noexcept { return handle_; }
 
  private:
+  // cuBLAS launches on the current device: the stream's, for as long as the lease is held (else a
+  // call for device 3 would run with device 0 current, fail, and create device 0's context).
+  device_guard guard_;
   std::unique_lock<std::mutex> lock_;
   cublasHandle_t handle_ = nullptr;
   std::shared_ptr<const void> workspace_;
@@ -42,6 +46,7 @@ class solver_lease {
   [[nodiscard]] cusolverDnHandle_t get() const noexcept { return handle_; }
 
  private:
+  device_guard guard_;  // as in blas_lease: cuSOLVER works on the current device
   std::unique_lock<std::mutex> lock_;
   cusolverDnHandle_t handle_ = nullptr;
 };

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/device/device.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
 #include <ndcuda/ops/detail/device_algorithms.hpp>
 

@@ -11,6 +11,7 @@
 #include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/detail/capture.hpp>
+#include <ndcuda/device/device.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
 #include <ndcuda/ops/detail/device_algorithms.hpp>
@@ -157,6 +158,7 @@ prepared prepare(const erased_array& src, const index_plan& plan, std::span<cons
   }
   void* e = nullptr;
   out.error_owner = allocate_buffer(sizeof(unsigned long long) * max_arrays, s, &e);
+  const device_guard guard(s.device());  // the runtime works on the current device: the stream's
   check_cuda(cudaMemsetAsync(e, 0xff, sizeof(unsigned long long) * max_arrays, s.handle()),
              "cudaMemsetAsync(index error flags)");
   p.error = static_cast<unsigned long long*>(e);
@@ -172,6 +174,7 @@ void report_out_of_range(const prepared& pr, const index_plan& plan, std::span<c
     return;
   }
   std::array<unsigned long long, max_arrays> first{};
+  const device_guard guard(s.device());  // the runtime works on the current device: the stream's
   check_cuda(cudaMemcpyAsync(first.data(), pr.p.error, sizeof(first), cudaMemcpyDeviceToHost, s.handle()),
              "cudaMemcpyAsync(index error flags)");
   synchronize_for(s, "advanced indexing");

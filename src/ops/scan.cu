@@ -24,6 +24,7 @@ struct row_of {
 
 template <class T, class Op>
 void scan_as(const void* in, void* out, index_t n, index_t segment, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   const T* d_in = static_cast<const T*>(in);
   T* d_out = static_cast<T*>(out);
   const long long items = n;
@@ -43,6 +44,7 @@ void scan_as(const void* in, void* out, index_t n, index_t segment, const stream
 
 template <class T>
 void scan_with(scan_op op, const void* in, void* out, index_t n, index_t segment, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (op == scan_op::sum) {
     scan_as<T, cuda::std::plus<T>>(in, out, n, segment, s);
   } else {
@@ -53,6 +55,7 @@ void scan_with(scan_op op, const void* in, void* out, index_t n, index_t segment
 }  // namespace
 
 void inclusive_scan(dtype acc, scan_op op, const void* in, void* out, index_t n, index_t segment, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 0) {
     return;
   }

@@ -66,6 +66,7 @@ struct bytes16 {
 
 template <class U>
 void select_as(const void* items, const bool* mask, index_t n, index_t row, void* out, index_t limit, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   const U* in = static_cast<const U*>(items);
   const bounded_out<U> o{static_cast<U*>(out), 0, limit};
   auto count = thrust::make_discard_iterator();
@@ -85,6 +86,7 @@ void select_as(const void* items, const bool* mask, index_t n, index_t row, void
 }  // namespace
 
 index_t count_true(const bool* mask, index_t n, const stream& s, const char* what) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (s.is_capturing()) {
     throw capture_error(
         std::string(what) +
@@ -111,6 +113,7 @@ index_t count_true(const bool* mask, index_t n, const stream& s, const char* wha
 }
 
 void select_positions(const bool* mask, index_t n, std::int64_t* out, index_t limit, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 0 || limit <= 0) {
     return;
   }

@@ -132,6 +132,7 @@ void with_width(bool wide, F&& f) {
 }  // namespace
 
 void complex_sort_indices(bool wide, const void* in, std::int64_t* idx, index_t n, index_t segment, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 0) {
     return;
   }
@@ -175,6 +176,7 @@ void complex_gather_sorted(bool wide, const void* in, const std::int64_t* idx, v
 }
 
 index_t complex_unique_sorted(bool wide, const void* sorted, void* out, index_t n, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 0) {
     return 0;
   }

@@ -49,6 +49,7 @@ void encode_keys(const key_format& f, const void* in, void* keys, std::int64_t* 
 }
 
 void decode_keys(const key_format& f, const void* keys, void* out, index_t n, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 0) {
     return;
   }

@@ -7,6 +7,7 @@
 namespace ndcuda::detail {
 
 void sort_keys(std::size_t key_bytes, const void* in, void* out, index_t n, index_t segment, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 1) {
     if (n == 1) {
       check_cuda(cudaMemcpyAsync(out, in, key_bytes, cudaMemcpyDeviceToDevice, s.handle()), "sort_keys: one element");
@@ -29,6 +30,7 @@ void sort_keys(std::size_t key_bytes, const void* in, void* out, index_t n, inde
 
 void sort_pairs(std::size_t key_bytes, const void* keys_in, void* keys_out, const std::int64_t* values_in,
                 std::int64_t* values_out, index_t n, index_t segment, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 1) {
     if (n == 1) {
       check_cuda(cudaMemcpyAsync(values_out, values_in, sizeof(std::int64_t), cudaMemcpyDeviceToDevice, s.handle()),
