@@ -2,6 +2,7 @@
 // capture registry itself (retain, graph-owned allocations, the release thread) is in graph.cpp.
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/detail/capture.hpp>
+#include <ndcuda/device/detail/wait_bound.hpp>
 #include <ndcuda/device/event.hpp>
 #include <string>
 
@@ -12,6 +13,12 @@ void refuse_host_wait(const stream& s, const char* what) {
     throw capture_error(std::string(what) +
                         " waits for the array's data on the host, but its stream is capturing a CUDA graph; call it "
                         "after the capture ends (or copy into pinned memory with copy_to_host inside the capture)");
+  }
+  if (wait_bound_of(s) != nullptr) {
+    // A communicator's stream: the work the host is about to wait for may depend on a peer. Wait
+    // for it here within the communicator's timeout, so that the wait that follows (an event, a
+    // staged copy) only waits for the copy itself and can never hang on a dead peer.
+    bounded_synchronize(s, what);
   }
 }
 

@@ -1,11 +1,14 @@
 // stream and the per-device default library streams.
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/device/detail/wait_bound.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/event.hpp>
 #include <ndcuda/device/stream.hpp>
+#include <thread>
 
 #include "device/driver_api.hpp"
 
@@ -15,6 +18,8 @@ struct stream::state {
   cudaStream_t handle = nullptr;
   int device = 0;
   bool owned = false;
+  // Set once by the stream's owner before the stream is shared (detail::set_wait_bound).
+  mutable std::shared_ptr<const detail::wait_bound> bound;
 
   state(cudaStream_t h, int d, bool o) : handle(h), device(d), owned(o) {}
   state(const state&) = delete;
@@ -99,6 +104,10 @@ void stream::synchronize() const {
         "stream::synchronize() was called while the stream is capturing a CUDA graph; a host wait cannot be "
         "recorded in a graph. Synchronize after the capture ends, or after launching the graph");
   }
+  if (state_->bound) {
+    detail::bounded_synchronize(*this, "stream::synchronize()");
+    return;
+  }
   device_guard guard(device());
   NDCUDA_CUDA_CHECK(cudaStreamSynchronize(handle()));
 }
@@ -125,6 +134,42 @@ void stream::wait(const event& e) const {
   device_guard guard(device());
   NDCUDA_CUDA_CHECK(cudaStreamWaitEvent(handle(), e.handle(), 0));
 }
+
+namespace detail {
+
+void set_wait_bound(const stream& s, std::shared_ptr<const wait_bound> bound) {
+  s.state_->bound = std::move(bound);
+}
+
+const wait_bound* wait_bound_of(const stream& s) noexcept {
+  return s.state_->bound.get();
+}
+
+void bounded_synchronize(const stream& s, const char* what) {
+  const wait_bound* bound = wait_bound_of(s);
+  if (bound == nullptr) {
+    s.synchronize();
+    return;
+  }
+  // Polling instead of cudaStreamSynchronize: a collective whose peer is gone never finishes, and
+  // only a wait that can give up lets the communicator be aborted. The first polls spin (most
+  // waits end within microseconds), later ones sleep so a long wait costs no core.
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + bound->timeout();
+  for (int polls = 0; !s.query(); ++polls) {
+    bound->poll(what);
+    if (std::chrono::steady_clock::now() > deadline) {
+      bound->expire(what);
+    }
+    if (polls < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(polls < 1024 ? 20 : 200));
+    }
+  }
+}
+
+}  // namespace detail
 
 stream default_stream(int device) {
   // Leaked on purpose: default streams live until the process ends, and destroying them from a

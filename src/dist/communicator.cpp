@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
+#include <ndcuda/device/detail/wait_bound.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/dist/communicator.hpp>
@@ -14,9 +15,29 @@
 #include <sstream>
 #include <thread>
 
+#include "device/driver_api.hpp"
 #include "dist/nccl_check.hpp"
 
 namespace ndcuda::dist {
+
+namespace {
+
+// Puts the calling thread's CUDA context back as it found it (none included). NCCL makes each
+// communicator's device current while it initialises or launches and does not restore the
+// caller's; a device_guard would not do here, since it restores nothing when the device it is
+// given is already current.
+class keep_current_context {
+ public:
+  keep_current_context() { NDCUDA_DRIVER_CHECK(ndcuda::detail::driver().ctx_get_current(&previous_)); }
+  ~keep_current_context() { (void)ndcuda::detail::driver().ctx_set_current(previous_); }
+  keep_current_context(const keep_current_context&) = delete;
+  keep_current_context& operator=(const keep_current_context&) = delete;
+
+ private:
+  CUcontext previous_ = nullptr;
+};
+
+}  // namespace
 
 struct communicator::state {
   mutable std::vector<ncclComm_t> comms;  // nulled by abort_locked (ncclCommAbort frees them)
@@ -33,6 +54,12 @@ struct communicator::state {
   state(const state&) = delete;
   state& operator=(const state&) = delete;
   ~state() {
+    // ncclCommDestroy flushes the communicator's pending work, which never finishes when a peer
+    // is gone: wait for the streams within the timeout first, and abort instead when they hang.
+    if (!aborted && !drained()) {
+      aborted = true;
+    }
+    const keep_current_context keep;
     for (std::size_t i = 0; i < comms.size(); ++i) {
       if (comms[i] == nullptr) {
         continue;
@@ -46,11 +73,37 @@ struct communicator::state {
     }
   }
 
+  /// Whether every local stream finished its work within the timeout (false on any error too).
+  bool drained() const noexcept {
+    try {
+      const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+      for (const auto& st : streams) {
+        while (!st.query()) {
+          ncclResult_t async = ncclSuccess;
+          for (ncclComm_t c : comms) {
+            if (c != nullptr && ncclCommGetAsyncError(c, &async) == ncclSuccess && async != ncclSuccess &&
+                async != ncclInProgress) {
+              return false;
+            }
+          }
+          if (std::chrono::steady_clock::now() > deadline) {
+            return false;
+          }
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+      }
+      return true;
+    } catch (...) {
+      return false;  // the runtime is gone (process exit) or the stream failed: abort
+    }
+  }
+
   void abort_locked() const {
     if (aborted) {
       return;
     }
     aborted = true;
+    const keep_current_context keep;
     for (std::size_t i = 0; i < comms.size(); ++i) {
       if (comms[i] != nullptr) {
         const device_guard guard(devices[i]);
@@ -70,6 +123,7 @@ struct communicator::state {
 
   /// Waits for non-blocking communicators to leave ncclInProgress, then throws on any error.
   void settle(const char* what) const {
+    const keep_current_context keep;  // a non-blocking communicator may make progress in here
     const auto deadline = std::chrono::steady_clock::now() + options.timeout;
     for (std::size_t i = 0; i < comms.size(); ++i) {
       ncclResult_t async = ncclSuccess;
@@ -116,6 +170,52 @@ struct communicator::state {
 };
 
 namespace {
+
+// Bounds every host wait on the communicator's streams (stream::synchronize, item(), to_host(),
+// synchronize_for): polls NCCL's asynchronous errors while waiting, and past the timeout aborts
+// the communicator, which ends its kernels so the stream drains, then throws. Holds the state
+// weakly: the state owns the streams that own this bound.
+class communicator_wait_bound final : public ndcuda::detail::wait_bound {
+ public:
+  explicit communicator_wait_bound(const std::shared_ptr<communicator::state>& s)
+      : state_(s), timeout_(s->options.timeout) {}
+
+  [[nodiscard]] std::chrono::milliseconds timeout() const noexcept override { return timeout_; }
+
+  void poll(const char* what) const override {
+    const auto s = state_.lock();
+    if (!s) {
+      return;  // the communicator is gone; what is left on the stream is ordinary work
+    }
+    const std::lock_guard lock(s->mutex);
+    if (s->aborted) {
+      return;  // aborting ended its collectives: the stream drains by itself
+    }
+    s->settle(what);
+  }
+
+  [[noreturn]] void expire(const char* what) const override {
+    if (const auto s = state_.lock()) {
+      const std::lock_guard lock(s->mutex);
+      s->abort_locked();
+    }
+    throw communication_error(std::string(what) + " waited " + std::to_string(timeout_.count()) +
+                              " ms (the communicator's timeout) for work on a communicator's stream; the "
+                              "communicator was aborted. A rank may have failed or skipped a collective that the "
+                              "others entered; create a new communicator on every rank to go on");
+  }
+
+ private:
+  std::weak_ptr<communicator::state> state_;
+  std::chrono::milliseconds timeout_;
+};
+
+void bound_waits(const std::shared_ptr<communicator::state>& s) {
+  const auto bound = std::make_shared<const communicator_wait_bound>(s);
+  for (const auto& st : s->streams) {
+    ndcuda::detail::set_wait_bound(st, bound);
+  }
+}
 
 std::shared_ptr<communicator::state> checked(const std::shared_ptr<communicator::state>& s) {
   if (!s) {
@@ -268,11 +368,13 @@ communicator::communicator(std::vector<int> devices, communicator_options option
     s->streams.emplace_back(devices[i]);
   }
   {
-    // ncclCommInitAll makes each listed device current in turn; the guard restores the caller's
-    // context (or none) afterwards, so no other device is touched.
+    // ncclCommInitAll makes each listed device current in turn: put the caller's context (or
+    // none) back afterwards, so no later call of this thread lands on the last rank's device.
+    const keep_current_context keep;
     const device_guard guard(devices.front());
     NDCUDA_NCCL_CHECK(ncclCommInitAll(s->comms.data(), static_cast<int>(devices.size()), devices.data()));
   }
+  bound_waits(s);
   state_ = std::move(s);
 }
 
@@ -303,6 +405,7 @@ communicator communicator::join(const unique_id& id, int rank, int size, int dev
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;  // so that a rank that never arrives is a timeout, not a hang
   {
+    const keep_current_context keep;
     const device_guard guard(device);
     const ncclResult_t rc = ncclCommInitRankConfig(&s->comms[0], size, raw, rank, &config);
     if (rc != ncclSuccess && rc != ncclInProgress) {
@@ -314,6 +417,7 @@ communicator communicator::join(const unique_id& id, int rank, int size, int dev
     const std::lock_guard lock(s->mutex);
     s->settle("communicator::join (waiting for every rank to join)");
   }
+  bound_waits(s);
   return communicator(std::move(s));
 }
 
@@ -464,6 +568,8 @@ void communicator::all_reduce(std::span<void* const> buffers, std::size_t count,
                                                       : ncclMax;
   const std::lock_guard lock(s->mutex);
   s->require_usable("communicator::all_reduce");
+  const keep_current_context keep;  // NCCL switches devices while it launches
+  const device_guard guard(s->devices.front());
   NDCUDA_NCCL_CHECK(ncclGroupStart());
   for (std::size_t i = 0; i < s->comms.size(); ++i) {
     const ncclResult_t rc = ncclAllReduce(buffers[i], buffers[i], count * mapped->multiplier, mapped->type, nccl_op,
@@ -496,6 +602,8 @@ void communicator::exchange(std::span<const message> messages) const {
   s->refuse_multi_gpu_capture("communicator::exchange");
   const std::lock_guard lock(s->mutex);
   s->require_usable("communicator::exchange");
+  const keep_current_context keep;  // as in all_reduce: NCCL switches devices
+  const device_guard guard(s->devices.front());
   NDCUDA_NCCL_CHECK(ncclGroupStart());
   for (const auto& m : messages) {
     const auto i = static_cast<std::size_t>(m.local);

@@ -10,6 +10,13 @@
 namespace ndcuda {
 
 class event;
+class stream;
+
+namespace detail {
+class wait_bound;
+void set_wait_bound(const stream& s, std::shared_ptr<const wait_bound> bound);
+const wait_bound* wait_bound_of(const stream& s) noexcept;
+}  // namespace detail
 
 /// A non-blocking CUDA stream on one device. Copies share the same stream (reference semantics,
 /// like ndarray); an owning stream is destroyed when its last copy goes. Never the legacy NULL
@@ -35,7 +42,8 @@ class stream {
   [[nodiscard]] bool owns_handle() const noexcept;
 
   /// Blocks until all work queued so far has finished. Throws capture_error while the stream is
-  /// capturing a graph (synchronizing is not capturable).
+  /// capturing a graph (synchronizing is not capturable). The streams of a dist::communicator
+  /// wait at most the communicator's timeout, then throw dist::communication_error.
   void synchronize() const;
   /// True when all work queued so far has finished. Never blocks. Throws capture_error while the
   /// stream is capturing a graph (CUDA would invalidate the capture).
@@ -48,6 +56,8 @@ class stream {
   friend bool operator==(const stream& a, const stream& b) noexcept { return a.handle() == b.handle(); }
 
  private:
+  friend void detail::set_wait_bound(const stream& s, std::shared_ptr<const detail::wait_bound> bound);
+  friend const detail::wait_bound* detail::wait_bound_of(const stream& s) noexcept;
   struct state;
   explicit stream(std::shared_ptr<const state> s) : state_(std::move(s)) {}
   std::shared_ptr<const state> state_;

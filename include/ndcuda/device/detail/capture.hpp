@@ -34,7 +34,9 @@ void note_capture_allocation(unsigned long long id, const void* owner);
 void release_when_not_capturing(const stream& s, std::function<void()> release);
 
 /// Throws capture_error, before CUDA is called, when `s` is capturing: `what` (an operation that
-/// needs the data on the host) cannot be recorded into a graph.
+/// needs the data on the host) cannot be recorded into a graph. On a stream with a wait bound (a
+/// communicator's) it then waits for the stream's work within that bound (detail/wait_bound.hpp),
+/// so the host wait that follows cannot hang on a dead peer.
 void refuse_host_wait(const stream& s, const char* what);
 
 /// Blocks the host until `s` has run its work, refusing (capture_error) while `s` is capturing;
