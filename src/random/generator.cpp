@@ -21,11 +21,12 @@ struct generator_state {
   std::uint64_t jumps = 0;
   std::uint64_t children = 0;
   std::array<std::uint32_t, 2> key{};
-  // The offset cell, on the device of the first draw.
+  // The offset cell, on the device of the latest draw (it moves with the draws: see move_cell).
   std::shared_ptr<const void> cell_owner;
   std::uint64_t* cell = nullptr;
   int device = -1;
-  std::optional<stream> last;  // the stream of the previous reservation, to order the next after it
+  std::optional<stream> cell_stream;  // where the cell was allocated, so where it is released
+  std::optional<stream> last;         // the stream of the previous reservation, to order the next after it
 };
 
 namespace {
@@ -65,12 +66,37 @@ extern "C" __global__ void nd_random_advance(unsigned long long* offset, unsigne
   return k;
 }
 
+// A draw on another device than the cell's: the cell moves there (an 8-byte peer copy ordered
+// after the previous advance), so that a generator made anywhere draws on any device and its
+// sequence continues exactly where it stood. Later draws on the new device read no other device.
+void move_cell(generator_state& g, const stream& s) {
+  if (ndcuda::detail::capture_id(s) != 0) {
+    throw capture_error("a random generator whose state lives on device " + std::to_string(g.device) +
+                        " drew on device " + std::to_string(s.device()) +
+                        " while that stream was capturing a graph; its state cannot move inside a capture: draw "
+                        "once on device " +
+                        std::to_string(s.device()) + " (any size) before nd::capture");
+  }
+  void* p = nullptr;
+  auto owner = ndcuda::detail::allocate_buffer(sizeof(std::uint64_t), s, &p);
+  if (g.last) {
+    ndcuda::detail::order_after(s, *g.last);  // after the advance that wrote the old cell last
+  }
+  {
+    const device_guard guard(s.device());
+    NDCUDA_CUDA_CHECK(cudaMemcpyPeerAsync(p, s.device(), g.cell, g.device, sizeof(std::uint64_t), s.handle()));
+  }
+  ndcuda::detail::order_after(*g.cell_stream, s);  // the old cell is released only after the copy read it
+  g.cell_owner = std::move(owner);
+  g.cell = static_cast<std::uint64_t*>(p);
+  g.device = s.device();
+  g.cell_stream = s;
+}
+
 void ensure_cell(generator_state& g, const stream& s) {
   if (g.cell != nullptr) {
     if (g.device != s.device()) {
-      throw device_error("a random generator whose state lives on device " + std::to_string(g.device) +
-                         " was asked to draw on device " + std::to_string(s.device()) +
-                         "; use one generator per device (spawn() gives independent ones)");
+      move_cell(g, s);
     }
     return;
   }
@@ -85,6 +111,7 @@ void ensure_cell(generator_state& g, const stream& s) {
   NDCUDA_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(std::uint64_t), s.handle()));
   g.cell = static_cast<std::uint64_t*>(p);
   g.device = s.device();
+  g.cell_stream = s;
 }
 
 }  // namespace
