@@ -1,6 +1,7 @@
 // The array layer's kernels; see include/ndcuda/array/detail/kernels.hpp. Strided copies and casts go
 // through the JIT's elementwise machinery, fills and sequences through raw kernels (kernels/array.cuh).
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <ndcuda/jit/detail/kernels_by_itemsize.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -38,6 +40,38 @@ constexpr const char* array_source = "#include \"ndcuda/array.cuh\"\n";
 const raw_kernel& fill_kernel(std::size_t itemsize) {
   static const jit::detail::kernels_by_itemsize kernels(array_source, "ndcuda::fill_kernel<{T}>", "ndcuda::bytes16");
   return kernels.get(itemsize, "fill");
+}
+
+// The sequence kernels of kernels/array.cuh, one per real dtype: `i64` picks sequence_i64_kernel
+// (integer dtypes only), else sequence_f64_kernel. Made once (a raw_kernel compiles on its first
+// launch on each device); cuda_fp16.h and cuda_bf16.h cost NVRTC 10 to 20 ms each, so only the
+// kernels of those types parse them.
+const raw_kernel& sequence_kernel(bool i64, dtype type) {
+  using table = std::array<std::optional<raw_kernel>, dtype_count>;
+  static const std::array<table, 2> kernels = [] {
+    std::array<table, 2> k;
+    for (dtype t : all_dtypes) {
+      if (is_complex(t) || t == dtype::bool_) {
+        continue;
+      }
+      const std::string source = (t == dtype::float16    ? std::string("#include <cuda_fp16.h>\n")
+                                  : t == dtype::bfloat16 ? std::string("#include <cuda_bf16.h>\n")
+                                                         : std::string()) +
+                                 array_source;
+      const std::string type_name(cuda_type_name(t));
+      k[0][static_cast<std::size_t>(t)].emplace(source, "ndcuda::sequence_f64_kernel<" + type_name + ">");
+      if (is_integral(t)) {
+        k[1][static_cast<std::size_t>(t)].emplace(source, "ndcuda::sequence_i64_kernel<" + type_name + ">");
+      }
+    }
+    return k;
+  }();
+  const std::optional<raw_kernel>& k = kernels[i64 ? 1 : 0][static_cast<std::size_t>(type)];
+  if (!k) {
+    throw error(std::string(i64 ? "arange" : "arange/linspace") + ": no sequence of dtype " +
+                std::string(ndcuda::name(type)) + (i64 ? "; integer types only" : "; real numeric types only"));
+  }
+  return *k;
 }
 
 struct bytes16 {  // kernels/array.cuh's ndcuda::bytes16
@@ -105,31 +139,48 @@ void fill_pattern(void* dst, std::size_t itemsize, const void* value, index_t n,
 }
 
 void sequence_f64(double* out, double start, double step, index_t n, const double* last, bool floor, const stream& s) {
-  if (n <= 0) {
-    return;
-  }
-  static const raw_kernel k(array_source, "ndcuda_sequence_f64");
-  const launch_config config = k.occupancy_config(static_cast<std::size_t>(n), s);
-  k.launch(config, s, out, start, step, static_cast<long long>(n), last != nullptr ? 1 : 0,
-           last != nullptr ? *last : 0.0, floor ? 1 : 0);
+  sequence_block_f64(dtype::float64, out, 0, n, start, step, last != nullptr ? n - 1 : -1,
+                     last != nullptr ? *last : 0.0, floor, s);
 }
 
 void sequence_i64(std::int64_t* out, std::int64_t start, std::int64_t step, index_t n, const stream& s) {
+  sequence_block_i64(dtype::int64, out, 0, n, start, step, s);
+}
+
+void sequence_block_f64(dtype type, void* out, index_t first, index_t n, double start, double step, index_t last_index,
+                        double last, bool floor, const stream& s) {
   if (n <= 0) {
     return;
   }
-  static const raw_kernel k(array_source, "ndcuda_sequence_i64");
+  const raw_kernel& k = sequence_kernel(false, type);
   const launch_config config = k.occupancy_config(static_cast<std::size_t>(n), s);
-  k.launch(config, s, reinterpret_cast<long long*>(out), static_cast<long long>(start), static_cast<long long>(step),
-           static_cast<long long>(n));
+  k.launch(config, s, out, static_cast<long long>(first), static_cast<long long>(n), start, step,
+           static_cast<long long>(last_index), last, floor ? 1 : 0);
+}
+
+void sequence_block_i64(dtype type, void* out, index_t first, index_t n, std::int64_t start, std::int64_t step,
+                        const stream& s) {
+  if (n <= 0) {
+    return;
+  }
+  const raw_kernel& k = sequence_kernel(true, type);
+  const launch_config config = k.occupancy_config(static_cast<std::size_t>(n), s);
+  k.launch(config, s, out, static_cast<long long>(first), static_cast<long long>(n), static_cast<long long>(start),
+           static_cast<long long>(step));
 }
 
 void compile_array_kernels(compute_capability cc, dtype via) {
   for (std::size_t size : {1, 2, 4, 8, 16}) {
     fill_kernel(size).compile(cc);
   }
-  raw_kernel(array_source, "ndcuda_sequence_f64").compile(cc);
-  raw_kernel(array_source, "ndcuda_sequence_i64").compile(cc);
+  for (dtype t : all_dtypes) {
+    if (!is_complex(t) && t != dtype::bool_) {
+      sequence_kernel(false, t).compile(cc);  // arange of floats, every linspace
+      if (is_integral(t)) {
+        sequence_kernel(true, t).compile(cc);  // arange of integers
+      }
+    }
+  }
   for (dtype t : all_dtypes) {
     jit::detail::compile_elementwise(cast_state(t, via), cc);
     jit::detail::compile_elementwise(cast_state(via, t), cc);

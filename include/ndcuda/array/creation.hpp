@@ -51,6 +51,21 @@ struct int64_sequence {
 };
 [[nodiscard]] int64_sequence arange_int64(double start, double step, index_t n);
 
+/// linspace's sequence in double: start + i * step, element `last_index` exactly stop (-1: none).
+/// Shared by nd::linspace and dist::linspace, so both compute the same values bit for bit.
+struct linspace_sequence {
+  double step;
+  index_t last_index;
+};
+/// Throws shape_error with NumPy's text for a negative `num`.
+[[nodiscard]] inline linspace_sequence linspace_of(double start, double stop, index_t num, bool endpoint) {
+  if (num < 0) {
+    throw shape_error("Number of samples, " + std::to_string(num) + ", must be non-negative.");
+  }
+  const index_t div = endpoint ? num - 1 : num;
+  return {div > 0 ? (stop - start) / static_cast<double>(div) : 0.0, endpoint && num > 1 ? num - 1 : -1};
+}
+
 template <array_element E>
 void fill(const ndarray<E>& a, const E& value) {
   fill_pattern(a.data(), sizeof(E), &value, a.size(), 1, a.stream());
@@ -146,16 +161,12 @@ ndarray<E> linspace(double start, double stop, index_t num = 50, bool endpoint =
                     std::optional<stream> s = std::nullopt) {
   const ndcuda::detail::op_range<"nd::linspace"> nvtx;
   static_assert(!is_complex(dtype_of<E>) && dtype_of<E> != dtype::bool_, "linspace: real numeric types only");
-  if (num < 0) {
-    throw shape_error("Number of samples, " + std::to_string(num) + ", must be non-negative.");
-  }
+  const detail::linspace_sequence seq_of = detail::linspace_of(start, stop, num, endpoint);
   (void)checked_bytes(num, sizeof(double));  // before the stream: refused even where no device is
   const stream st = detail::stream_or_default(s);
-  const index_t div = endpoint ? num - 1 : num;
-  const double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
   ndarray<double> seq = empty<double>({num}, st);
-  const bool fix_last = endpoint && num > 1;
-  detail::sequence_f64(seq.data(), start, step, num, fix_last ? &stop : nullptr, is_integral(dtype_of<E>), st);
+  detail::sequence_block_f64(dtype::float64, seq.data(), 0, num, start, seq_of.step, seq_of.last_index, stop,
+                             is_integral(dtype_of<E>), st);
   return seq.template astype<E>();
 }
 

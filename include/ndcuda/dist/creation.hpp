@@ -1,14 +1,17 @@
 /// @file
 /// Creating distributed arrays: distribute an ndarray or host data over a communicator, and
-/// zeros/full/arange made directly sharded (each rank creates only its block). Builds on
-/// dist/{distributed_array,movement}.hpp and ops/elementwise.hpp (arange's per-rank formula).
+/// zeros/full/arange/linspace made directly sharded. Each rank allocates only its block and writes
+/// it in place: creation needs the result's device memory and nothing more (docs/design.md, dist/).
+/// Builds on dist/{distributed_array,movement}.hpp and array/creation.hpp (arange's and linspace's
+/// sequences, computed per block from the block's first global index).
 #pragma once
 
-#include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <ndcuda/array/creation.hpp>
+#include <ndcuda/array/detail/kernels.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/dist/movement.hpp>
-#include <ndcuda/ops/elementwise.hpp>
 #include <span>
 #include <vector>
 
@@ -45,7 +48,9 @@ distributed_array<T> distribute(const ndarray<T>& a, const communicator& comm, i
   return distribute(a, comm, sharding::block(axis));
 }
 
-/// Host data in C order viewed as `shape`, each rank's block copied from the host to its GPU.
+/// Host data in C order viewed as `shape`, each rank's block copied from the host to its GPU. A
+/// block that is not one run of host memory (the sharded axis is not the first of extent > 1) is
+/// packed in host memory first: the device holds the shard and nothing else.
 template <array_element T>
 distributed_array<T> distribute(std::span<const T> host, const shape_t& shape, const communicator& comm,
                                 const sharding& spec) {
@@ -86,7 +91,7 @@ distributed_array<T> distribute(const std::vector<T>& host, const shape_t& shape
   return distribute<T>(std::span<const T>(host), shape, comm, sharding::block(axis));
 }
 
-/// `shape` filled with `value`, each rank allocating and filling only its own block.
+/// `shape` filled with `value`, each rank allocating and filling only its own block (in place).
 template <array_element T>
 distributed_array<T> full(const shape_t& shape, T value, const communicator& comm,
                           const sharding& spec = sharding::block(0)) {
@@ -108,9 +113,30 @@ distributed_array<T> ones(const shape_t& shape, const communicator& comm, const 
   return full<T>(shape, ndcuda::detail::element_from<T>(1.0), comm, spec);
 }
 
-/// NumPy's arange(start, stop, step) as a 1-d array sharded over `comm`: rank r computes
-/// start + i * step for its own i only (in int64 for integer types, else in double, as
-/// nd::arange does), so the values equal the single-GPU arange's.
+namespace detail {
+
+/// A 1-d array of `n` elements sharded as `spec` over `comm`: each local rank allocates its block
+/// (the whole array when replicated) and `write(block, range)` fills it in place, `range` being the
+/// block's global indices. Nothing but the blocks is allocated.
+template <array_element T, class Write>
+distributed_array<T> sequence_blocks(index_t n, const communicator& comm, const sharding& spec, const Write& write) {
+  const sharding s = normalize(spec, 1);
+  std::vector<ndarray<T>> shards;
+  for (int l = 0; l < comm.local_size(); ++l) {
+    const block_range r = s.is_replicated() ? block_range{0, n} : block_of(n, comm.size(), comm.rank(l));
+    ndarray<T> out = ndcuda::empty<T>({r.size()}, comm.stream(l));
+    write(out, r);
+    shards.push_back(std::move(out));
+  }
+  return distributed_array<T>(comm, shape_t{n}, s, std::move(shards));
+}
+
+}  // namespace detail
+
+/// NumPy's arange(start, stop, step) as a 1-d array sharded over `comm`: each rank writes start +
+/// i * step for its own global indices i straight into its block (in int64 for integer types,
+/// else in double, then converted), with the very device function nd::arange uses, so the values
+/// equal the single-GPU arange's bit for bit. Device memory: the blocks only.
 template <array_element T>
 distributed_array<T> arange(double start, double stop, double step, const communicator& comm,
                             const sharding& spec = sharding::block(0)) {
@@ -118,32 +144,45 @@ distributed_array<T> arange(double start, double stop, double step, const commun
   if (step == 0) {
     throw shape_error("arange: step must not be zero (NumPy: Maximum allowed size exceeded)");
   }
-  const double count = std::ceil((stop - start) / step);
-  const auto n = static_cast<index_t>(std::isfinite(count) && count > 0 ? count : 0);
-  const shape_t shape{n};
-  const sharding s = normalize(spec, 1);
-  std::vector<ndarray<T>> shards;
-  for (int l = 0; l < comm.local_size(); ++l) {
-    const block_range r = s.is_replicated() ? block_range{0, n} : block_of(n, comm.size(), comm.rank(l));
-    const stream& st = comm.stream(l);
-    ndarray<T> out = empty<T>({r.size()}, st);
-    if constexpr (is_integral(dtype_of<T>)) {
-      const ndarray<std::int64_t> i =
-          ndcuda::arange<std::int64_t>(static_cast<double>(r.begin), static_cast<double>(r.end), 1.0, st);
-      out.assign(i * static_cast<std::int64_t>(step) + static_cast<std::int64_t>(start));
-    } else {
-      const ndarray<double> i =
-          ndcuda::arange<double>(static_cast<double>(r.begin), static_cast<double>(r.end), 1.0, st);
-      out.assign(i * step + start);
-    }
-    shards.push_back(std::move(out));
+  const index_t n = ndcuda::detail::arange_count(start, stop, step);
+  if constexpr (is_integral(dtype_of<T>)) {
+    const ndcuda::detail::int64_sequence seq = ndcuda::detail::arange_int64(start, step, n);  // nd::arange's checks
+    return detail::sequence_blocks<T>(n, comm, spec, [&](const ndarray<T>& out, const block_range& r) {
+      ndcuda::detail::sequence_block_i64(dtype_of<T>, out.data(), r.begin, r.size(), seq.start, seq.step, out.stream());
+    });
+  } else {
+    return detail::sequence_blocks<T>(n, comm, spec, [&](const ndarray<T>& out, const block_range& r) {
+      ndcuda::detail::sequence_block_f64(dtype_of<T>, out.data(), r.begin, r.size(), start, step, -1, 0.0, false,
+                                         out.stream());
+    });
   }
-  return distributed_array<T>(comm, shape, s, std::move(shards));
 }
 /// 0, 1, ..., stop - 1 sharded over `comm`.
 template <array_element T>
 distributed_array<T> arange(double stop, const communicator& comm, const sharding& spec = sharding::block(0)) {
   return arange<T>(0.0, stop, 1.0, comm, spec);
+}
+
+/// NumPy's linspace as a 1-d array sharded over `comm`: `num` evenly spaced values over [start,
+/// stop] (or [start, stop) without the endpoint), each rank computing start + i * step in double
+/// for its own global indices i (the last one exactly stop; integer types round down) straight into
+/// its block. The values equal the single-GPU nd::linspace's bit for bit. Device memory: the
+/// blocks only.
+template <array_element T>
+distributed_array<T> linspace(double start, double stop, index_t num, bool endpoint, const communicator& comm,
+                              const sharding& spec = sharding::block(0)) {
+  static_assert(!is_complex(dtype_of<T>) && dtype_of<T> != dtype::bool_, "linspace: real numeric types only");
+  const ndcuda::detail::linspace_sequence seq = ndcuda::detail::linspace_of(start, stop, num, endpoint);
+  return detail::sequence_blocks<T>(num, comm, spec, [&](const ndarray<T>& out, const block_range& r) {
+    ndcuda::detail::sequence_block_f64(dtype_of<T>, out.data(), r.begin, r.size(), start, seq.step, seq.last_index,
+                                       stop, is_integral(dtype_of<T>), out.stream());
+  });
+}
+/// `num` evenly spaced values over [start, stop], the endpoint included, sharded over `comm`.
+template <array_element T>
+distributed_array<T> linspace(double start, double stop, index_t num, const communicator& comm,
+                              const sharding& spec = sharding::block(0)) {
+  return linspace<T>(start, stop, num, true, comm, spec);
 }
 
 }  // namespace ndcuda::dist

@@ -27,8 +27,22 @@ void sequence_f64(double* out, double start, double step, index_t n, const doubl
 /// out[i] = start + i * step in int64 (arange of integers, exact beyond 2^53).
 void sequence_i64(std::int64_t* out, std::int64_t start, std::int64_t step, index_t n, const stream& s);
 
-/// Compiles the fill and sequence kernels, and the astype kernels between `via` and every dtype
-/// (both ways), for `cc` without a device: lets CI check the generated sources with NVRTC alone.
+/// Elements [first, first + n) of sequence_f64's sequence (element `last_index` is `last`, -1 for
+/// none), converted to `type` as astype converts and written straight to `out` (n elements of
+/// `type`): a block of an arange or linspace made with no temporary, its values those of the same
+/// indices of the whole sequence bit for bit (one device function computes both). `type` is a real
+/// numeric dtype (not bool, not complex); error otherwise.
+void sequence_block_f64(dtype type, void* out, index_t first, index_t n, double start, double step, index_t last_index,
+                        double last, bool floor, const stream& s);
+/// Elements [first, first + n) of sequence_i64's sequence, converted to `type` as astype converts
+/// and written straight to `out`. The caller has checked that start + (first + n - 1) * step fits
+/// int64 (arange_int64).
+void sequence_block_i64(dtype type, void* out, index_t first, index_t n, std::int64_t start, std::int64_t step,
+                        const stream& s);
+
+/// Compiles the fill kernels, the sequence kernels of every real dtype, and the astype kernels
+/// between `via` and every dtype (both ways), for `cc` without a device: lets CI check the
+/// generated sources with NVRTC alone.
 void compile_array_kernels(compute_capability cc, dtype via = dtype::float64);
 
 }  // namespace ndcuda::detail
