@@ -21,9 +21,11 @@ namespace {
 
 constexpr nd::index_t side = 8192;
 
+// Items and bytes per second, then the bandwidth guard (support/gpu_timing.hpp).
 void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
+  nd::bench::guard_bandwidth(state);
 }
 
 // np.concatenate of 8 arrays of 2^25 floats along axis 0 (the result allocated from the pool).
@@ -59,6 +61,7 @@ void BM_pad(benchmark::State& state) {
   const nd::index_t out = (side + 32) * (side + 32);
   state.SetItemsProcessed(state.iterations() * out);
   state.SetBytesProcessed(state.iterations() * (side * side + out) * static_cast<std::int64_t>(sizeof(float)));
+  nd::bench::guard_bandwidth(state);
 }
 
 // np.roll(m, (37, -1001), (0, 1)) of 8192 x 8192 floats; range(0) 1: the flattened roll (axis=None).

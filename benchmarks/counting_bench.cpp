@@ -40,9 +40,11 @@ nd::ndarray<std::int32_t> random_bins(nd::index_t n, std::int32_t bins) {
   return nd::asarray(host);
 }
 
+// Items and bytes per second, then the bandwidth guard (support/gpu_timing.hpp).
 void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
+  nd::bench::guard_bandwidth(state);
 }
 
 // np.bincount(x) of n int32 in [0, 256): min and max read on the host for the length, then one

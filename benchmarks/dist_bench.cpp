@@ -1,7 +1,9 @@
 // Distributed arrays over every visible GPU (up to 4) against one GPU on the same total size:
 // sum, an elementwise op, a normal<float> fill of 2^28 elements; all-reduce bus bandwidth through
 // ndcuda against a raw NCCL loop in the same run. Size per GPU: NDCUDA_DIST_BENCH_GIB (default
-// 8 GiB of float32; the fill's size is fixed). Skips below 2 GPUs.
+// 8 GiB of float32; the fill's size is fixed). Skips below 2 GPUs. Each row is timed on the host
+// clock to the end of its work on every GPU (host_timed) and checked by the bandwidth guard
+// (support/gpu_timing.hpp): the distributed rows against the memcpy bandwidth times the GPU count.
 #include <benchmark/benchmark.h>
 #include <nccl.h>
 
@@ -11,8 +13,12 @@
 #include <ndcuda/ndcuda.hpp>
 #include <vector>
 
+#include "support/gpu_timing.hpp"
+
 namespace nd = ndcuda;
 namespace dist = ndcuda::dist;
+using nd::bench::guard_bandwidth;
+using nd::bench::host_timed;
 
 namespace {
 
@@ -59,15 +65,16 @@ void BM_SumDistributed(benchmark::State& state) {
   const nd::index_t n = elements_per_gpu() * ranks();
   const auto a = dist::full<float>({n}, 1.0F, comm());
   comm().synchronize();
-  for (auto _ : state) {
-    const auto s = dist::sum(a);
+  host_timed(state, [&] {
+    const auto s = dist::sum(a);  // a distributed_array: every shard reduced, then NCCL all-reduce
     comm().synchronize();
     benchmark::DoNotOptimize(s);
-  }
+  });
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
   state.counters["gpus"] = ranks();
+  guard_bandwidth(state, ranks());
 }
-BENCHMARK(BM_SumDistributed)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SumDistributed)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 void BM_SumOneGpu(benchmark::State& state) {
   if (skip(state)) {
@@ -77,14 +84,17 @@ void BM_SumOneGpu(benchmark::State& state) {
   const nd::stream& s = comm().stream(0);
   const auto a = nd::full<float>({n}, 1.0F, s);
   sync_one(s);
-  for (auto _ : state) {
-    const auto r = nd::sum(a);
+  host_timed(state, [&] {
+    // nd::sum returns a lazy node: binding it to an ndarray runs the reduction (timing the node
+    // alone timed nothing).
+    const nd::ndarray<float> r = nd::sum(a);
     sync_one(s);
     benchmark::DoNotOptimize(r);
-  }
+  });
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
+  guard_bandwidth(state);
 }
-BENCHMARK(BM_SumOneGpu)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SumOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 // ---- elementwise (in place, so the same memory fits as for the sum) ----------------------------
 
@@ -95,14 +105,15 @@ void BM_ElementwiseDistributed(benchmark::State& state) {
   const nd::index_t n = elements_per_gpu() * ranks();
   auto a = dist::full<float>({n}, 1.0F, comm());
   comm().synchronize();
-  for (auto _ : state) {
+  host_timed(state, [&] {
     a.assign(a * 0.5F + 0.25F);
     comm().synchronize();
-  }
+  });
   state.SetBytesProcessed(state.iterations() * 2 * n * static_cast<std::int64_t>(sizeof(float)));
   state.counters["gpus"] = ranks();
+  guard_bandwidth(state, ranks());
 }
-BENCHMARK(BM_ElementwiseDistributed)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ElementwiseDistributed)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 void BM_ElementwiseOneGpu(benchmark::State& state) {
   if (skip(state)) {
@@ -112,13 +123,14 @@ void BM_ElementwiseOneGpu(benchmark::State& state) {
   const nd::stream& s = comm().stream(0);
   auto a = nd::full<float>({n}, 1.0F, s);
   sync_one(s);
-  for (auto _ : state) {
+  host_timed(state, [&] {
     a(nd::ellipsis) = a * 0.5F + 0.25F;
     sync_one(s);
-  }
+  });
   state.SetBytesProcessed(state.iterations() * 2 * n * static_cast<std::int64_t>(sizeof(float)));
+  guard_bandwidth(state);
 }
-BENCHMARK(BM_ElementwiseOneGpu)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ElementwiseOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 // ---- a random fill: normal<float> over 2^28 elements -------------------------------------------
 // Each rank computes its block of the one draw (its global flat indices) beside the same draw on
@@ -133,15 +145,16 @@ void BM_NormalFillDistributed(benchmark::State& state) {
   auto g = nd::random::default_rng(42);
   const auto d = dist::zeros<float>({fill_elements}, comm());
   comm().synchronize();
-  for (auto _ : state) {
+  host_timed(state, [&] {
     d.assign(g.normal<float>(d.shape(), comm().stream(0)));  // reserved on rank 0's stream
     comm().synchronize();
-  }
+  });
   state.SetItemsProcessed(state.iterations() * fill_elements);
   state.SetBytesProcessed(state.iterations() * fill_elements * static_cast<std::int64_t>(sizeof(float)));
   state.counters["gpus"] = ranks();
+  guard_bandwidth(state, ranks());
 }
-BENCHMARK(BM_NormalFillDistributed)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_NormalFillDistributed)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 void BM_NormalFillOneGpu(benchmark::State& state) {
   if (skip(state)) {
@@ -151,14 +164,15 @@ void BM_NormalFillOneGpu(benchmark::State& state) {
   const nd::stream& s = comm().stream(0);
   auto a = nd::empty<float>({fill_elements}, s);
   sync_one(s);
-  for (auto _ : state) {
+  host_timed(state, [&] {
     a(nd::ellipsis) = g.normal<float>(a.shape(), s);
     sync_one(s);
-  }
+  });
   state.SetItemsProcessed(state.iterations() * fill_elements);
   state.SetBytesProcessed(state.iterations() * fill_elements * static_cast<std::int64_t>(sizeof(float)));
+  guard_bandwidth(state);
 }
-BENCHMARK(BM_NormalFillOneGpu)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_NormalFillOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 // ---- all-reduce bus bandwidth -------------------------------------------------------------------
 
@@ -189,6 +203,7 @@ void BM_AllReduceNdcuda(benchmark::State& state) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   set_bus_bandwidth(state, seconds / double(state.iterations()));
+  guard_bandwidth(state);
 }
 BENCHMARK(BM_AllReduceNdcuda)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -230,6 +245,7 @@ void BM_AllReduceRawNccl(benchmark::State& state) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   set_bus_bandwidth(state, seconds / double(state.iterations()));
+  guard_bandwidth(state);
   for (int i = 0; i < n; ++i) {
     const nd::device_guard g(i);
     cudaFree(buffers[static_cast<std::size_t>(i)]);

@@ -16,6 +16,7 @@
 namespace nd = ndcuda;
 using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
+using nd::bench::guard_bandwidth;
 using nd::bench::have_gpu;
 using nd::bench::timed;
 
@@ -30,6 +31,7 @@ void BM_add(benchmark::State& state) {
   auto c = nd::empty<float>({n});
   timed(state, c.stream(), [&] { c(nd::ellipsis) = a + b; });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(3 * a.nbytes()));
+  guard_bandwidth(state);
 }
 
 // c = a + b in another dtype (float64, int8): the streaming goal is >= torch.add at 2^24..2^28.
@@ -42,6 +44,7 @@ void BM_add_dtype(benchmark::State& state) {
   auto c = nd::empty<T>({n});
   timed(state, c.stream(), [&] { c(nd::ellipsis) = a + b; });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(3 * a.nbytes()));
+  guard_bandwidth(state);
 }
 
 // The array copy c(...) = a (read + write), against cudaMemcpyAsync D2D of the same bytes.
@@ -52,6 +55,7 @@ void BM_copy_assign(benchmark::State& state) {
   auto c = nd::empty<float>({n});
   timed(state, c.stream(), [&] { c(nd::ellipsis) = a; });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * a.nbytes()));
+  guard_bandwidth(state);
 }
 
 // c += a in place: reads c and a, writes c (3 arrays of traffic, as c(...) = a + b).
@@ -62,6 +66,7 @@ void BM_add_in_place(benchmark::State& state) {
   auto c = nd::zeros<float>({n});
   timed(state, c.stream(), [&] { c += a; });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(3 * a.nbytes()));
+  guard_bandwidth(state);
 }
 
 // One fused pass reading a and b once: the same traffic as c = a + b.
@@ -73,6 +78,7 @@ void BM_fused_four_ops(benchmark::State& state) {
   auto d = nd::empty<float>({n});
   timed(state, d.stream(), [&] { d(nd::ellipsis) = a * b + a * 2.0f + b; });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(3 * a.nbytes()));
+  guard_bandwidth(state);
 }
 
 // c = a.T() for a 16384 x 16384 matrix: read + write.
@@ -83,6 +89,7 @@ void BM_transpose_16384(benchmark::State& state) {
   auto c = nd::empty<float>({n, n});
   timed(state, c.stream(), [&] { c(nd::ellipsis) = a.T(); });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * a.nbytes()));
+  guard_bandwidth(state);
 }
 void BM_memcpy_d2d_16384(benchmark::State& state) {
   if (!have_gpu(state)) return;
@@ -93,6 +100,7 @@ void BM_memcpy_d2d_16384(benchmark::State& state) {
           "cudaMemcpyAsync");
   });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * a.nbytes()));
+  guard_bandwidth(state);
 }
 
 // (8192, 1) + (1, 8192): bytes written (the reads are negligible).
@@ -103,6 +111,7 @@ void BM_outer_broadcast_add(benchmark::State& state) {
   auto c = nd::empty<float>({8192, 8192});
   timed(state, c.stream(), [&] { c(nd::ellipsis) = col + row; });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(c.nbytes()));
+  guard_bandwidth(state);
 }
 
 // Host time per small op (2^10 elements): many launches per iteration, one sync at the end.

@@ -16,6 +16,7 @@
 
 namespace nd = ndcuda;
 using nd::bench::check;
+using nd::bench::guard_bandwidth;
 using nd::bench::have_gpu;
 
 namespace {
@@ -49,7 +50,7 @@ void wall_timed(benchmark::State& state, const nd::stream& s, int ops, F&& body)
     host_seconds += std::chrono::duration<double>(queued - start).count();
     const double seconds = std::chrono::duration<double>(done - start).count();
     total_seconds += seconds;
-    state.SetIterationTime(seconds);
+    nd::bench::set_iteration_time(state, seconds);
   }
   const auto iterations = static_cast<double>(state.iterations());
   state.counters["us_per_op"] = total_seconds / iterations / ops * 1e6;
@@ -149,6 +150,7 @@ void BM_pipeline_graph(benchmark::State& state) {
   g.upload(p.s);
   wall_timed(state, p.s, 1, [&] { g.launch(p.s); });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * p.bytes()));
+  guard_bandwidth(state);
 }
 
 void BM_pipeline_eager(benchmark::State& state) {
@@ -156,6 +158,7 @@ void BM_pipeline_eager(benchmark::State& state) {
   pipeline p(state.range(0));
   wall_timed(state, p.s, 1, [&] { p.run(); });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * p.bytes()));
+  guard_bandwidth(state);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 namespace nd = ndcuda;
 using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
+using nd::bench::guard_bandwidth;
 using nd::bench::have_gpu;
 using nd::bench::timed;
 
@@ -40,6 +41,7 @@ void BM_mask_extract_float32(benchmark::State& state) {
   timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::ndarray<float>(a(mask))); });
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * (n * 5 + n / 2 * 4));
+  guard_bandwidth(state);
 }
 
 // nd::take(a, idx) of n random indices into a table of 4n floats. Bytes: 8 (index) + 4 + 4 per index.
@@ -59,6 +61,7 @@ void BM_take_float32(benchmark::State& state) {
   timed(state, table.stream(), [&] { benchmark::DoNotOptimize(nd::take(table, idx, std::nullopt, mode)); });
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * 16);
+  guard_bandwidth(state);
 }
 
 // nonzero of a 1-d bool array with half true (count, then the positions): 1 read, 8 written per true.
@@ -69,6 +72,7 @@ void BM_nonzero_bool(benchmark::State& state) {
   timed(state, mask.stream(), [&] { benchmark::DoNotOptimize(nd::nonzero(mask)); });
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * (n + n / 2 * 8));
+  guard_bandwidth(state);
 }
 
 }  // namespace

@@ -198,6 +198,7 @@ void BM_fft_c64(benchmark::State& state) {
   state.counters["GBps"] =
       benchmark::Counter(2.0 * static_cast<double>(x.nbytes()) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel("read + write bytes; CuPy cupy.fft.fft in linalg_torch.py");
+  nd::bench::guard_bandwidth(state);
 }
 
 void BM_rfft2_f32(benchmark::State& state) {
@@ -209,6 +210,7 @@ void BM_rfft2_f32(benchmark::State& state) {
   state.counters["GBps"] =
       benchmark::Counter(static_cast<double>(x.nbytes()) * 2.0 / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel("read + write bytes; CuPy cupy.fft.rfft2 in linalg_torch.py");
+  nd::bench::guard_bandwidth(state);
 }
 
 /// relu(a @ b + bias) unfused: the product bound to an array, then one fused elementwise kernel.

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "support/gpu_timing.hpp"
+
 namespace nd = ndcuda;
 
 namespace {
@@ -232,9 +234,10 @@ void time_with_events(benchmark::State& state, const nd::stream& s, std::size_t 
     copy();
     stop.record(s);
     stop.synchronize();
-    state.SetIterationTime(static_cast<double>(nd::elapsed_ms(start, stop)) / 1e3);
+    nd::bench::set_iteration_time(state, static_cast<double>(nd::elapsed_ms(start, stop)) / 1e3);
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes));
+  nd::bench::guard_bandwidth(state);
 }
 
 /// Times `copy` by the wall clock until `s` has finished: pageable copies are partly host work.
@@ -247,9 +250,10 @@ void time_with_clock(benchmark::State& state, const nd::stream& s, std::size_t b
     copy();
     s.synchronize();
     const auto end = std::chrono::steady_clock::now();
-    state.SetIterationTime(std::chrono::duration<double>(end - begin).count());
+    nd::bench::set_iteration_time(state, std::chrono::duration<double>(end - begin).count());
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes));
+  nd::bench::guard_bandwidth(state);
 }
 
 void report_pinned_growth(benchmark::State& state, std::size_t before) {
@@ -348,9 +352,10 @@ void time_new_buffer_reads(benchmark::State& state, Read&& read) {
     auto host = read(a);
     const auto end = std::chrono::steady_clock::now();
     benchmark::DoNotOptimize(host.data());
-    state.SetIterationTime(std::chrono::duration<double>(end - begin).count());
+    nd::bench::set_iteration_time(state, std::chrono::duration<double>(end - begin).count());
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes));
+  nd::bench::guard_bandwidth(state);
 }
 
 void to_host_new_std_vector_ndcuda(benchmark::State& state) {

@@ -12,6 +12,7 @@
 
 namespace nd = ndcuda;
 using nd::bench::check;
+using nd::bench::guard_bandwidth;
 using nd::bench::have_gpu;
 using nd::bench::timed;
 
@@ -30,6 +31,7 @@ void BM_memcpy_d2d_write(benchmark::State& state) {
           "cudaMemcpyAsync");
   });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(a.nbytes()));
+  guard_bandwidth(state);
 }
 void BM_memset_write(benchmark::State& state) {
   if (!have_gpu(state)) return;
@@ -37,6 +39,7 @@ void BM_memset_write(benchmark::State& state) {
   timed(state, c.stream(),
         [&] { check(cudaMemsetAsync(c.data(), 0, c.nbytes(), c.stream().handle()), "cudaMemsetAsync"); });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(c.nbytes()));
+  guard_bandwidth(state);
 }
 
 // Draws written into an existing array (bytes written per second; the one-thread offset kernel
@@ -49,6 +52,7 @@ void write_draw(benchmark::State& state, Draw&& draw) {
   timed(state, out.stream(), [&] { out(nd::ellipsis) = draw(g); });
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(out.nbytes()));
   state.SetItemsProcessed(state.iterations() * big);
+  guard_bandwidth(state);
 }
 void BM_random_f32(benchmark::State& state) {
   write_draw<float>(state, [](auto& g) { return g.template random<float>({big}); });

@@ -25,10 +25,12 @@ namespace {
 /// BM_sum_full_single_call shows what a lone call costs with its latency.
 constexpr int steady_calls = 10;
 
+// `bytes` per call as bytes/s and GB/s, then the bandwidth guard (support/gpu_timing.hpp).
 void bytes_per_second(benchmark::State& state, double bytes) {
   state.counters["bytes_per_second"] =
       benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1024);
   state.counters["GBps"] = benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  nd::bench::guard_bandwidth(state);
 }
 
 nd::ndarray<float> random_matrix(nd::shape_t shape) {

@@ -35,9 +35,11 @@ nd::ndarray<float> random_floats(nd::index_t n) {
   return nd::asarray(host);
 }
 
+// Items and bytes per second, then the bandwidth guard (support/gpu_timing.hpp).
 void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
+  nd::bench::guard_bandwidth(state);
 }
 
 // np.sort of n random floats into a new array (allocation from the pool included, as in CuPy).

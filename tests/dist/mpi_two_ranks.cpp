@@ -1,7 +1,9 @@
 // Two MPI ranks, one GPU each, joined by join_through_mpi: a raw all-reduce and distributed sums must
 // match host references and the single-GPU result. Run by ctest under mpiexec -n 2 as
-// dist/MpiTwoRanksMatchOneMultiGpu. The MPI plumbing (id broadcast, failure on rank 0, bad
-// communicator) is checked first without a GPU; the GPU part prints NDCUDA_SKIP with fewer than 2.
+// dist/MpiTwoRanksMatchOneMultiGpu, and with NCCL's network transport (P2P and SHM off, as between
+// nodes) as dist/MpiTwoRanksMatchOneNetworkTransportMultiGpu. The MPI plumbing (id broadcast,
+// failure on rank 0, bad communicator) is checked first without a GPU; the GPU part prints
+// NDCUDA_SKIP with fewer than 2.
 #include <chrono>
 #include <cmath>
 #include <cstdint>

@@ -1,6 +1,8 @@
 // Two processes, one GPU each, joined through a file-based NCCL id: each builds the same random
 // data, computes with distributed arrays, and compares with the single-GPU ndarray on its own GPU.
-// Run by ctest as dist/TwoProcessesMatchOneMultiGpu; prints NDCUDA_SKIP with fewer than 2 GPUs.
+// Run by ctest as dist/TwoProcessesMatchOneMultiGpu, and with NCCL's network transport (P2P and SHM
+// off, as between nodes) as dist/TwoProcessesMatchOneNetworkTransportMultiGpu; prints NDCUDA_SKIP
+// with fewer than 2 GPUs.
 #include <sys/wait.h>
 #include <unistd.h>
 
