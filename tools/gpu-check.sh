@@ -8,6 +8,10 @@
 #
 #   tools/gpu-check.sh            # tests
 #   tools/gpu-check.sh --bench    # tests, then benchmarks
+#
+# NDCUDA_BUILD_TARGETS (a list of targets) builds only those, and NDCUDA_CTEST_REGEX runs only the
+# tests it matches (ctest -R): for a quick pass over one area on a lent multi-GPU machine.
+# NDCUDA_CTEST_JOBS sets ctest's parallelism apart from the build's (JOBS, default nproc).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NDCUDA_GPU_BUILD_DIR:-$root/build/gpu-check}
@@ -24,11 +28,15 @@ mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release ${NDCUDA_CMAKE_ARGS:-} >"$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; echo "gpu-check: configure failed"; exit 1; }
 grep -E "ndcuda:" "$build.configure.log" || true
-cmake --build "$build" -j "$jobs" >"$build.build.log" 2>&1 ||
+targets=()
+for t in ${NDCUDA_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build" -j "$jobs" "${targets[@]}" >"$build.build.log" 2>&1 ||
   { grep -E "error|Error" -A3 "$build.build.log" | head -80; tail -20 "$build.build.log"; echo "gpu-check: build failed"; exit 1; }
 
 log=$build/ctest.log
-ctest --test-dir "$build" -j "$jobs" --output-on-failure >"$log" 2>&1
+filter=()
+[[ -n "${NDCUDA_CTEST_REGEX:-}" ]] && filter=(-R "$NDCUDA_CTEST_REGEX")
+ctest --test-dir "$build" -j "${NDCUDA_CTEST_JOBS:-$jobs}" --output-on-failure "${filter[@]}" >"$log" 2>&1
 ctest_rc=$?
 # Everything but the lines of passing or starting tests: failures keep their whole output.
 grep -vE '^ *([0-9]+/[0-9]+ Test +#[0-9]+: .* Passed|Start +[0-9]+: )' "$log"
