@@ -111,7 +111,25 @@ std::vector<device> devices() {
   return result;
 }
 
+namespace {
+
+// The device this thread works on while no context is current: what the runtime said before the
+// thread's first device_guard switched from "no context". Needed because cudaSetDevice also moves
+// the runtime's own per-thread device, and restoring "no context" afterwards (so that device 0
+// stays untouched) cannot move it back without creating a context: after a guard for GPU 3, a bare
+// cudaGetDevice would answer 3, and every default-stream call would silently go to GPU 3.
+thread_local int device_without_context = -1;
+
+}  // namespace
+
 device current_device() {
+  if (device_without_context >= 0) {  // a guard ran on this thread, so the driver is there
+    CUcontext context = nullptr;
+    NDCUDA_DRIVER_CHECK(detail::driver().ctx_get_current(&context));
+    if (context == nullptr) {
+      return device(device_without_context);
+    }
+  }
   int index = 0;
   const cudaError_t rc = cudaGetDevice(&index);
   if (rc != cudaSuccess) {
@@ -139,6 +157,14 @@ device_guard::device_guard(int index) {
     }
   }
   (void)device(index);  // validates the ordinal with a clear message
+  if (previous == nullptr && device_without_context < 0) {
+    int before = 0;
+    if (cudaGetDevice(&before) == cudaSuccess) {
+      device_without_context = before;
+    } else {
+      (void)cudaGetLastError();
+    }
+  }
   NDCUDA_CUDA_CHECK(cudaSetDevice(index));
   previous_context_ = previous;
   restore_ = true;

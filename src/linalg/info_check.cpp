@@ -68,7 +68,9 @@ info_check::info_check(const stream& s, index_t count, std::string what, std::st
     void* p = nullptr;
     device_owner_ = ndcuda::detail::allocate_buffer(bytes, s_, &p);
     codes_ = static_cast<int*>(p);
-    // "No failure" for matrices no routine visits (empty matrices, no right-hand sides).
+    // "No failure" for matrices no routine visits (empty matrices, no right-hand sides). Under the
+    // stream's device: the runtime would otherwise create device 0's context for the call.
+    const device_guard guard(s_.device());
     NDCUDA_CUDA_CHECK(cudaMemsetAsync(codes_, 0, bytes, s_.handle()));
   }
 }
@@ -93,6 +95,7 @@ void info_check::finish() {
     return;
   }
   std::vector<int> host(static_cast<std::size_t>(count_));
+  const device_guard guard(s_.device());
   NDCUDA_CUDA_CHECK(
       cudaMemcpyAsync(host.data(), codes_, host.size() * sizeof(int), cudaMemcpyDeviceToHost, s_.handle()));
   s_.synchronize();

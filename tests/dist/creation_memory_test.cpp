@@ -271,7 +271,7 @@ class tight_devices {
  public:
   tight_devices(const dist::communicator& comm, std::size_t room, bool filler) : comm_(comm) {
     for (int l = 0; l < comm.local_size(); ++l) {
-      budget b{pool_of(comm.device(l)), std::nullopt, std::nullopt, 0};
+      budget b{pool_of(comm.device(l)), std::nullopt, std::nullopt, 0, l};
       if (!b.pool) {
         ADD_FAILURE() << "device " << comm.device(l) << ": the default resource is not the built-in device pool";
         continue;
@@ -305,6 +305,12 @@ class tight_devices {
     comm_.synchronize();
     for (budget& b : budgets_) {
       (void)b.pool->free_all_blocks();
+      // A small free chunk for the step's small allocations (offset cells, flags): best fit puts
+      // them there. Otherwise one could split the freed chunk of the previous step's 8 GiB block,
+      // which then could not be given back, and the step would need room for two blocks.
+      const nd::stream& s = comm_.stream(b.local);
+      void* warm = b.pool->allocate(MiB, s);
+      b.pool->deallocate(warm, MiB, s);
       b.pool->reset_peak();
       b.used_before = b.pool->stats().used_bytes;  // the filler, a generator's state, ...
     }
@@ -325,6 +331,7 @@ class tight_devices {
     std::optional<nd::ndarray<std::uint8_t>> filler;
     std::optional<std::size_t> old_limit;
     std::size_t used_before = 0;
+    int local = 0;  // the communicator's local rank on this pool's device
   };
   const dist::communicator& comm_;
   std::vector<budget> budgets_;

@@ -334,3 +334,27 @@ INSTANTIATE_TEST_SUITE_P(Families, OpFamilyIsolation, ::testing::Range<std::size
                          [](const ::testing::TestParamInfo<std::size_t>& info) {
                            return std::string(families()[info.param].name);
                          });
+
+// Work on another device through its own stream and arrays (internal guards, no context current
+// before) must not move the thread's current device: otherwise every later default-stream call
+// would silently run there. A user's own guard moves it for its scope only.
+TEST(CurrentDevice, InternalGuardsLeaveTheThreadsDeviceWhereItWasMultiGpu) {
+  NDCUDA_REQUIRE_GPUS(2);
+  const int last = nd::device_count() - 1;
+  const int before = nd::current_device().index();
+  ASSERT_NE(before, last) << "a fresh process starts on device 0";
+  {
+    const nd::stream s(last);
+    const auto values = nd::testing::uniform_values<float>(100, -1.0, 1.0);
+    const auto a = nd::asarray<float>(values, {100}, s);
+    EXPECT_EQ(nd::ndarray<float>(a * 2.0F).to_host()[7], values[7] * 2.0F);
+  }
+  EXPECT_EQ(nd::current_device().index(), before);
+  EXPECT_EQ(nd::default_stream().device(), before);
+  {
+    const nd::device_guard guard(last);
+    EXPECT_EQ(nd::current_device().index(), last);
+    EXPECT_EQ(nd::default_stream().device(), last);
+  }
+  EXPECT_EQ(nd::current_device().index(), before);
+}

@@ -62,7 +62,9 @@ std::ostream& operator<<(std::ostream& os, const device& d);
 /// Every visible device, in CUDA order.
 [[nodiscard]] std::vector<device> devices();
 
-/// The calling thread's current device (cudaGetDevice; 0 when none was chosen). Creates no context.
+/// The calling thread's current device: that of its current context, else the one it had before
+/// any ndcuda guard ran (0 when none was chosen). ndcuda's internal guards never move it. Creates
+/// no context.
 [[nodiscard]] device current_device();
 
 /// Makes a device current for the calling thread for the guard's lifetime, then restores exactly
