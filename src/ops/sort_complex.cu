@@ -163,6 +163,7 @@ void complex_sort_indices(bool wide, const void* in, std::int64_t* idx, index_t 
 
 void complex_gather_sorted(bool wide, const void* in, const std::int64_t* idx, void* sorted, std::int64_t* positions,
                            index_t n, index_t segment, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 0) {
     return;
   }
@@ -202,6 +203,7 @@ index_t complex_unique_sorted(bool wide, const void* sorted, void* out, index_t 
 
 void complex_search(bool wide, const void* sorted, index_t m, const void* values, std::int64_t* out, index_t n,
                     bool right, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 0) {
     return;
   }

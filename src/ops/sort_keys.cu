@@ -36,6 +36,7 @@ __global__ void decode_kernel(codec<U> c, const U* keys, U* out, long long n) {
 
 void encode_keys(const key_format& f, const void* in, void* keys, std::int64_t* row_index, index_t n, index_t segment,
                  const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 0) {
     return;
   }
@@ -63,6 +64,7 @@ void decode_keys(const key_format& f, const void* keys, void* out, index_t n, co
 
 void unique_keys(std::size_t key_bytes, const void* sorted, void* out, std::int64_t* count, index_t n,
                  const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   with_key_type(key_bytes, "unique_keys", [&](auto u) {
     using U = decltype(u);
     const U* in = static_cast<const U*>(sorted);
@@ -75,6 +77,7 @@ void unique_keys(std::size_t key_bytes, const void* sorted, void* out, std::int6
 
 void search_keys(std::size_t key_bytes, const void* sorted, index_t m, const void* values, std::int64_t* out, index_t n,
                  bool right, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   if (n <= 0) {
     return;
   }

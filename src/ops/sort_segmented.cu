@@ -24,6 +24,7 @@ auto row_offsets(index_t segment) {
 
 void segmented_sort_keys(std::size_t key_bytes, const void* in, void* out, index_t n, index_t segment,
                          const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   const index_t rows = n / segment;
   const auto begins = row_offsets(segment);
   const auto ends = begins + 1;
@@ -39,6 +40,7 @@ void segmented_sort_keys(std::size_t key_bytes, const void* in, void* out, index
 
 void segmented_sort_pairs(std::size_t key_bytes, const void* keys_in, void* keys_out, const std::int64_t* values_in,
                           std::int64_t* values_out, index_t n, index_t segment, const stream& s) {
+  const device_guard guard(s.device());  // the runtime launches on the current device: the stream's
   const index_t rows = n / segment;
   const auto begins = row_offsets(segment);
   const auto ends = begins + 1;
