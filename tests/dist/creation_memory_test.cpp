@@ -31,6 +31,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/bitwise.hpp"
 #include "support/dist_gpus.hpp"
 #include "support/gpu.hpp"
 #include "support/random_inputs.hpp"
@@ -53,18 +54,7 @@ auto bits(T v) {
   return std::bit_cast<std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>>(v);
 }
 
-// Elements whose bits differ (a size mismatch counts as every element).
-template <class T>
-std::size_t differing(const std::vector<T>& a, const std::vector<T>& b) {
-  if (a.size() != b.size()) {
-    return std::max(a.size(), b.size());
-  }
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    bad += bits(a[i]) != bits(b[i]) ? 1 : 0;
-  }
-  return bad;
-}
+using nd::testing::differing;
 
 // A fresh random arange: integer bounds and step for integer types, any for the others; about
 // `count` values either way.

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/bitwise.hpp"
 #include "support/dist_gpus.hpp"
 #include "support/gpu.hpp"
 #include "support/random_inputs.hpp"
@@ -29,17 +30,7 @@ namespace {
 using nd::testing::all_gpus;
 using nd::testing::uneven;
 
-template <class T>
-std::size_t differing(const std::vector<T>& a, const std::vector<T>& b) {
-  if (a.size() != b.size()) {
-    return std::max(a.size(), b.size());
-  }
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    bad += std::memcmp(&a[i], &b[i], sizeof(T)) != 0 ? 1 : 0;
-  }
-  return bad;
-}
+using nd::testing::differing;
 
 template <class T>
 std::vector<T> host_of(const nd::ndarray<T>& a) {
