@@ -109,6 +109,8 @@ void reductions(int dev) {
       1e-4);
   const auto c = nd::cumsum(nd::ones<std::int32_t>({100}, s));
   EXPECT_EQ(c.to_host()[99], 100);
+  EXPECT_EQ(nd::min(a).item(), *std::min_element(h.begin(), h.end()));
+  EXPECT_EQ(nd::argmax(a).item(), std::max_element(h.begin(), h.end()) - h.begin());
 }
 
 void random_draw(int dev) {

@@ -16,7 +16,10 @@ struct erased_array {
   view_layout layout;
   dtype type = dtype::float32;
   int device = 0;
-  ndcuda::stream s;
+  // A placeholder, not `stream()`: a default-constructed stream is a NEW stream on the thread's
+  // current device, so every empty index entry (`a(i, nd::all)`) created a stream, and on GPU 0
+  // when the array lived on GPU 3 (the isolation test's indexing families).
+  ndcuda::stream s = placeholder_stream();
 
   [[nodiscard]] void* data() const noexcept {
     return static_cast<char*>(base) + layout.offset * static_cast<index_t>(itemsize(type));
