@@ -88,13 +88,15 @@ void fused_expression_two_streams(int dev) {
 
 void reductions(int dev) {
   const nd::stream s(dev);
-  const auto h = values(3 * 1001);
+  const auto h = values(std::size_t{3} * 1001);
   const auto a = nd::asarray<float>(h, {3, 1001}, s);
   double total = 0;
   double row0_max = -1e9;
   for (std::size_t i = 0; i < h.size(); ++i) {
     total += h[i];
-    if (i < 1001) row0_max = std::max(row0_max, static_cast<double>(h[i]));
+    if (i < 1001) {
+      row0_max = std::max(row0_max, static_cast<double>(h[i]));
+    }
   }
   EXPECT_NEAR(nd::sum(a).item(), total, 1e-3 * (1 + std::abs(total)));
   const nd::ndarray<float> rows = nd::max(a, 1);
@@ -103,7 +105,9 @@ void reductions(int dev) {
       nd::mean(a * a).item(),
       [&] {
         double m = 0;
-        for (float v : h) m += double(v) * v;
+        for (float v : h) {
+          m += double(v) * v;
+        }
         return m / static_cast<double>(h.size());
       }(),
       1e-4);
@@ -131,7 +135,9 @@ void random_draw(int dev) {
   const auto perm = g.permutation(100, s).to_host();
   std::vector<std::int64_t> sorted(perm.begin(), perm.end());
   std::sort(sorted.begin(), sorted.end());
-  for (std::int64_t i = 0; i < 100; ++i) ASSERT_EQ(sorted[static_cast<std::size_t>(i)], i);
+  for (std::int64_t i = 0; i < 100; ++i) {
+    ASSERT_EQ(sorted[static_cast<std::size_t>(i)], i);
+  }
 }
 
 void sorting_and_sets(int dev) {
@@ -175,7 +181,9 @@ void mask_assign(int dev) {
   auto b = nd::asarray<float>(h, {1000}, s);
   b(b < 0.0F) = 0.0F;
   const auto got = b.to_host();
-  for (std::size_t k = 0; k < h.size(); ++k) ASSERT_EQ(got[k], h[k] < 0 ? 0.0F : h[k]);
+  for (std::size_t k = 0; k < h.size(); ++k) {
+    ASSERT_EQ(got[k], h[k] < 0 ? 0.0F : h[k]);
+  }
 }
 
 void joining(int dev) {
@@ -199,7 +207,9 @@ void raw_and_elementwise_kernels(int dev) {
   const auto config = negate.occupancy_config(4096, s);
   negate(config.grid, config.block, 0, s, out.data(), in.data(), 4096);
   const auto got = out.to_host();
-  for (std::size_t k = 0; k < h.size(); ++k) ASSERT_EQ(got[k], -h[k]);
+  for (std::size_t k = 0; k < h.size(); ++k) {
+    ASSERT_EQ(got[k], -h[k]);
+  }
   const nd::elementwise_kernel<float(float, float)> k("out = x * 3.5f + y", "iso_scaled");
   k(4096, out.data(), in.data(), in.data(), s);
   const auto got2 = out.to_host();
@@ -216,18 +226,22 @@ void products_and_solvers(int dev) {
   const nd::ndarray<float> c = nd::matmul(a, b);
   const auto hc = c.to_host();
   double want = 0;
-  for (nd::index_t k = 0; k < n; ++k)
+  for (nd::index_t k = 0; k < n; ++k) {
     want += double(ha[static_cast<std::size_t>(3 * n + k)]) * hb[static_cast<std::size_t>(k * n + 5)];
+  }
   EXPECT_NEAR(hc[static_cast<std::size_t>(3 * n + 5)], want, 1e-3 * (1 + std::abs(want)));
   // A well-conditioned system: a + n I.
   std::vector<double> hm(static_cast<std::size_t>(n * n));
-  for (nd::index_t i = 0; i < n * n; ++i)
+  for (nd::index_t i = 0; i < n * n; ++i) {
     hm[static_cast<std::size_t>(i)] = ha[static_cast<std::size_t>(i)] + (i % (n + 1) == 0 ? double(n) : 0.0);
+  }
   const auto m = nd::asarray<double>(hm, {n, n}, s);
   const auto x = nd::ones<double>({n}, s);
   const nd::ndarray<double> rhs = nd::matmul(m, x);
   const nd::ndarray<double> solved = nd::linalg::solve(m, rhs);
-  for (double v : solved.to_host()) ASSERT_NEAR(v, 1.0, 1e-9);
+  for (double v : solved.to_host()) {
+    ASSERT_NEAR(v, 1.0, 1e-9);
+  }
 }
 
 void fft(int dev) {
@@ -236,7 +250,9 @@ void fft(int dev) {
   const auto a = nd::asarray<float>(h, {256}, s);
   const auto spectrum = nd::ndarray<std::complex<float>>(nd::fft::rfft(a)).to_host();
   double dc = 0;
-  for (float v : h) dc += v;
+  for (float v : h) {
+    dc += v;
+  }
   EXPECT_NEAR(spectrum[0].real(), dc, 1e-3 * (1 + std::abs(dc)));
   const nd::ndarray<float> back = nd::fft::irfft(nd::ndarray<std::complex<float>>(nd::fft::rfft(a)), 256);
   std::vector<double> want(h.begin(), h.end());
@@ -288,7 +304,9 @@ void graph_capture(int dev) {
   g.launch(s);
   g.launch(s);
   double want = 0;
-  for (float v : h) want += 3.0 * v;
+  for (float v : h) {
+    want += 3.0 * v;
+  }
   EXPECT_NEAR(total.item(), want, 1e-3 * (1 + std::abs(want)));
 }
 
@@ -306,7 +324,9 @@ void one_rank_communicator(int dev) {
   const auto h = values(999);
   const auto x = nd::dist::distribute<float>(h, {999}, comm);
   double want = 0;
-  for (float v : h) want += 2.0 * v;
+  for (float v : h) {
+    want += 2.0 * v;
+  }
   EXPECT_NEAR(nd::dist::sum(x * 2.0F).local_shard(0).item(), want, 1e-3 * (1 + std::abs(want)));
   auto g = nd::random::default_rng(nd::testing::rng()());
   const auto r = nd::dist::distribute(g.random<float>({999}, comm.stream(0)), comm);
