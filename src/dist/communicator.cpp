@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <mutex>
 #include <ndcuda/device/detail/wait_bound.hpp>
 #include <ndcuda/device/device.hpp>
@@ -255,95 +254,6 @@ void check_device(int device, const char* what) {
 }
 
 }  // namespace
-
-// ---- unique_id -------------------------------------------------------------------------------------
-
-unique_id unique_id::generate() {
-  static_assert(sizeof(ncclUniqueId) == sizeof(unique_id::bytes));
-  ncclUniqueId id{};
-  NDCUDA_NCCL_CHECK(ncclGetUniqueId(&id));
-  unique_id out;
-  std::copy(std::begin(id.internal), std::end(id.internal), out.bytes.begin());
-  return out;
-}
-
-std::string unique_id::to_hex() const {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
-
-unique_id unique_id::from_hex(std::string_view hex) {
-  while (!hex.empty() && (hex.back() == '\n' || hex.back() == '\r' || hex.back() == ' ')) {
-    hex.remove_suffix(1);
-  }
-  auto value = [](char c) -> int {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
-  };
-  unique_id out;
-  bool ok = hex.size() == out.bytes.size() * 2;
-  for (std::size_t i = 0; ok && i < out.bytes.size(); ++i) {
-    const int hi = value(hex[2 * i]);
-    const int lo = value(hex[2 * i + 1]);
-    ok = hi >= 0 && lo >= 0;
-    out.bytes[i] = static_cast<char>(ok ? hi * 16 + lo : 0);
-  }
-  if (!ok) {
-    throw communication_error("unique_id::from_hex: expected " + std::to_string(out.bytes.size() * 2) +
-                              " hexadecimal digits (unique_id::to_hex()), got " + std::to_string(hex.size()) +
-                              " characters");
-  }
-  return out;
-}
-
-void unique_id::write_file(const std::string& path) const {
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << to_hex() << '\n';
-    out.close();
-    if (!out) {
-      throw communication_error("unique_id::write_file: cannot write " + temp +
-                                "; the bootstrap file must be in a folder every rank can read and rank 0 can write");
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    throw communication_error("unique_id::write_file: cannot rename " + temp + " to " + path);
-  }
-}
-
-unique_id unique_id::read_file(const std::string& path, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    std::ifstream in(path);
-    std::string text;
-    if (in && std::getline(in, text) && text.size() == 256) {
-      return from_hex(text);
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      throw communication_error("communicator: waited " + std::to_string(timeout.count()) +
-                                " ms for rank 0 to write the NCCL id to " + path +
-                                "; is rank 0 running, and is the path on a file system every rank sees?");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
 
 // ---- construction ----------------------------------------------------------------------------------
 

@@ -1,14 +1,18 @@
 // Sharding arithmetic and communicator errors that need no GPU: block extents (uneven ones
 // included), overlaps, the sharding of reductions, unique-id round trips and bootstrap messages.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <ndcuda/dist.hpp>
 #include <numeric>
 #include <string>
+#include <thread>
 
 #include "support/gpu.hpp"
 
@@ -105,6 +109,91 @@ TEST(UniqueId, FileBootstrapWritesAtomicallyAndReadersTimeOut) {
   id.write_file(path);
   EXPECT_EQ(dist::unique_id::read_file(path, std::chrono::milliseconds(200)), id);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A fresh folder for one test, removed at the end.
+struct scratch_folder {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ndcuda_id_" + std::to_string(nd::testing::rng()()));
+  scratch_folder() { std::filesystem::create_directories(dir); }
+  ~scratch_folder() { std::filesystem::remove_all(dir); }
+  scratch_folder(const scratch_folder&) = delete;
+  scratch_folder& operator=(const scratch_folder&) = delete;
+};
+
+dist::unique_id random_id() {
+  dist::unique_id id;
+  for (auto& b : id.bytes) {
+    b = static_cast<char>(nd::testing::rng()());
+  }
+  return id;
+}
+
+// read_file must end within its timeout (plus scheduling slack) with a message naming the path.
+void expect_refused_in_time(const std::string& path, const char* what) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    (void)dist::unique_id::read_file(path, std::chrono::milliseconds(300));
+    ADD_FAILURE() << "read_file accepted " << what;
+  } catch (const dist::communication_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_LT(std::string(e.what()).size(), 600U) << "the message quotes the input: " << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3)) << what << " held the reader";
+}
+
+}  // namespace
+
+// Another user who can write the shared folder plants links at the id file's name and at the
+// temporary name the old code used (path.tmp.<pid>): writing follows neither.
+TEST(UniqueId, WritingFollowsNoPlantedLink) {
+  const scratch_folder f;
+  const auto victim = f.dir / "victim";
+  const auto other_victim = f.dir / "other_victim";
+  std::ofstream(victim) << "precious";
+  std::ofstream(other_victim) << "also precious";
+  const std::string path = (f.dir / "id").string();
+  std::filesystem::create_symlink(victim, path + ".tmp." + std::to_string(::getpid()));
+  std::filesystem::create_symlink(other_victim, path);
+  const dist::unique_id id = random_id();
+  id.write_file(path);
+  EXPECT_EQ(read_text(victim), "precious");
+  EXPECT_EQ(read_text(other_victim), "also precious");
+  EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::symlink_status(path)));
+  EXPECT_EQ(dist::unique_id::read_file(path, std::chrono::milliseconds(200)), id);
+  // No temporary is left behind: the folder holds the id, the victims and the planted link.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(f.dir), std::filesystem::directory_iterator{}), 4);
+}
+
+// A FIFO, an endless device and an oversized file at the id's path: the reader neither blocks nor
+// reads without bound, and ends with communication_error at its timeout.
+TEST(UniqueId, ReadingNeverBlocksOrReadsWithoutBound) {
+  const scratch_folder f;
+  const std::string fifo = (f.dir / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_refused_in_time(fifo, "a FIFO");
+  const std::string zero = (f.dir / "zero").string();
+  std::filesystem::create_symlink("/dev/zero", zero);
+  expect_refused_in_time(zero, "/dev/zero");
+  const std::string big = (f.dir / "big").string();
+  std::ofstream(big) << std::string(std::size_t{1} << 20, 'a');
+  expect_refused_in_time(big, "a 1 MiB file");
+  // Rank 0's rename replaces what was planted, and a reader already waiting gets the id.
+  const dist::unique_id id = random_id();
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    id.write_file(fifo);
+  });
+  const dist::unique_id got = dist::unique_id::read_file(fifo, std::chrono::seconds(5));
+  writer.join();
+  EXPECT_EQ(got, id);
 }
 
 TEST(Communicator, EnvironmentWithoutRankSaysWhatToSet) {
