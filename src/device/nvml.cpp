@@ -2,6 +2,7 @@
 #include "device/nvml.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <ndcuda/core/error.hpp>
@@ -52,6 +53,14 @@ std::string api::describe(return_t code) const {
 std::unique_ptr<library> library::load(const std::string& name) {
   auto lib = std::make_unique<library>();
   lib->name_ = name;
+  // dlopen reads what it is given: a FIFO or a device named by NDCUDA_NVML_LIBRARY would hang it.
+  // A path is handed to the loader only when it is a regular file (or a link to one); a missing one
+  // gets the loader's own message, and bare names go through the loader's search.
+  if (struct ::stat info{};
+      name.find('/') != std::string::npos && ::stat(name.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    lib->reason_ = "NVML (" + name + ") not found (not a regular file)";
+    return lib;
+  }
   (void)dlerror();
   lib->handle_ = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib->handle_ == nullptr) {

@@ -5,11 +5,14 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/enumeration.hpp>
@@ -252,6 +255,22 @@ TEST(NvmlLoader, LibraryWithoutNvmlSymbolsIsRejected) {
   auto lib = ndcuda::detail::nvml::library::load("libc.so.6");
   EXPECT_FALSE(lib->ok());
   EXPECT_NE(lib->reason().find("has no entry point nvmlInit_v2"), std::string::npos) << lib->reason();
+}
+
+// NDCUDA_NVML_LIBRARY naming a FIFO or a device: dlopen would read it and hang (a FIFO) or read
+// forever; the loader refuses anything but a regular file at a path, at once.
+TEST(NvmlLoader, AFifoOrADeviceIsRefusedWithoutOpeningIt) {
+  const auto fifo = std::filesystem::temp_directory_path() / ("ndcuda_nvml_" + std::to_string(::getpid()));
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo.string(), std::string("/dev/zero")}) {
+    const auto start = std::chrono::steady_clock::now();
+    auto lib = ndcuda::detail::nvml::library::load(path);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << path;
+    EXPECT_FALSE(lib->ok()) << path;
+    EXPECT_NE(lib->reason().find("not a regular file"), std::string::npos) << lib->reason();
+  }
+  std::filesystem::remove(fifo);
 }
 
 TEST(NvmlLoader, ProcessWideLoaderAgreesWithItsReason) {
