@@ -8,17 +8,17 @@
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/enumeration.hpp>
+#include <ndcuda/expr/detail/reduce_engine.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
-#include <ndcuda/ops/detail/reduce_engine.hpp>
 #include <string>
 #include <vector>
 
+#include "expr/reduction_axes.hpp"
+#include "expr/reduction_state.hpp"
 #include "jit/kernel_state.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/program_cache.hpp"
-#include "ops/reduction_axes.hpp"
-#include "ops/reduction_state.hpp"
 #include "support/cold_sources.hpp"
 
 namespace nd = ndcuda;
@@ -70,7 +70,7 @@ void compile_new_elementwise(benchmark::State& state) {
 }
 
 // a * b + c of three dense float32 arrays, as the library fuses it: the body the expression code
-// generator writes (src/ops/codegen.cpp spells operators as ndcuda::nd_<ufunc> calls), the variant
+// generator writes (src/expr/codegen.cpp spells operators as ndcuda::nd_<ufunc> calls), the variant
 // a first launch on dense aligned arrays compiles. Each iteration renames the kernel: the body
 // holds no constant to vary.
 void compile_new_fused_expression(benchmark::State& state) {

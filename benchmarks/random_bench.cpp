@@ -97,7 +97,7 @@ void BM_add_fused_normal(benchmark::State& state) {
 
 // Monte Carlo pi over 2^30 samples: mean(u^2 + v^2 < 1) of two lazy draws in one reduction (no
 // memory), and the issue's form mean(sum(r^2, 1) < 1) over a (2^30, 2) draw: its row sums (2
-// elements each) are inlined into the mean's map, one reduction too (ops/detail/inline_reduction.hpp;
+// elements each) are inlined into the mean's map, one reduction too (expr/inline_reduction.hpp;
 // before, a row-sum kernel wrote 2^30 floats, then a mean read them). BM_pi_issue_spelling is the
 // issue's text verbatim, times 4 included (a second tiny kernel on the 0-d mean).
 void BM_pi_one_reduction(benchmark::State& state) {

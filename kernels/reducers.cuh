@@ -305,7 +305,7 @@ struct logical_reducer {
 };
 
 /// Reducer r folded over the values v... in order (index 0, 1, ...), finalized with their count: a
-/// short reduction inlined into an enclosing kernel (ops/detail/inline_reduction.hpp), folded as a
+/// short reduction inlined into an enclosing kernel (expr/inline_reduction.hpp), folded as a
 /// thread of the reduction engine folds a short row (C order of the reduced elements).
 template <class R, class... V>
 __forceinline__ auto nd_fold(const R& r, const V&... v) {

@@ -1,4 +1,4 @@
-// The row-resident kernels of fused reductions (src/ops/row_fusion.cpp generates them): a block
+// The row-resident kernels of fused reductions (src/expr/row_fusion.cpp generates them): a block
 // folds one row of mapped values with a reducer of reducers.cuh and every thread gets the result.
 // Builds on reduction.cuh (block_reduce).
 #pragma once

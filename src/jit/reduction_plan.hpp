@@ -1,6 +1,6 @@
 // Internal: how a reduction runs. Dimensions split into kept and reduced ones, reordered and
 // collapsed, and the kernel strategy chosen (a group of threads per output row, or a thread per
-// output column), 32- or 64-bit. Pure host logic; the axes are ops/'s (src/ops/reduction_axes.hpp).
+// output column), 32- or 64-bit. Pure host logic; the axes are ops/'s (src/expr/reduction_axes.hpp).
 #pragma once
 
 #include <cstddef>

@@ -13,7 +13,7 @@
 namespace ndcuda::jit::detail {
 
 /// What the generated kernels of one reduction are, in strings and dtypes only: ops/ decides them
-/// (src/ops/reduction.cpp, from the reduction table).
+/// (src/expr/reduction.cpp, from the reduction table).
 struct reduction_signature {
   std::string name;           ///< a C identifier: "nd_sum"
   std::string map_statement;  ///< assigns `out` (of `value`) from in0, in1, ..., s0, s1, ...

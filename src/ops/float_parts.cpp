@@ -5,10 +5,10 @@
 #include <memory>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/expr/detail/codegen.hpp>
+#include <ndcuda/expr/detail/pair_outputs.hpp>
+#include <ndcuda/expr/expression.hpp>
 #include <ndcuda/ops/closeness.hpp>
-#include <ndcuda/ops/detail/codegen.hpp>
-#include <ndcuda/ops/detail/pair_outputs.hpp>
-#include <ndcuda/ops/expression.hpp>
 #include <ndcuda/ops/float_parts.hpp>
 #include <string>
 #include <tuple>

@@ -31,8 +31,7 @@ std::size_t times_registered(const std::string& name) {
 template <class Out, class X>
 std::string range_of(const X& x) {
   const nd::detail::inputs_of<X> in(x);
-  const auto& state = nd::detail::expression_kernels<Out, X>::get(
-      in.mapping, {in.distinct.data(), in.count}, {in.leaves.scalar_types.data(), std::size_t{X::scalars}});
+  const auto& state = nd::detail::expression_state<Out, X>(in);
   (void)state;  // its nvtx handle is null without a profiler attached: the name log says what it registered
   const std::vector<std::string> names = nd::detail::nvtx_registered_names();
   for (auto it = names.rbegin(); it != names.rend(); ++it) {

@@ -29,7 +29,7 @@ namespace {
 constexpr const char* core = "#define NDCUDA_KERNEL_CORE_UFUNCS 1";
 constexpr const char* none = "#define NDCUDA_KERNEL_WITHOUT_UFUNCS 1";
 
-// The body src/ops/codegen.cpp writes for a * b + c of float32 arrays.
+// The body src/expr/codegen.cpp writes for a * b + c of float32 arrays.
 constexpr const char* fused_abc = "out = ndcuda::nd_add(ndcuda::nd_multiply(in0, in1), in2)";
 
 jd::compiled_program compile(const std::string& source, const std::string& name) {

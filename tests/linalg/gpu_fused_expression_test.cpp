@@ -414,8 +414,7 @@ TEST(MatmulExpr, GeluKernelCompilesWithNvrtc) {
   const auto x = nd::gelu(h) + nd::gelu(d);
   using X = std::remove_cvref_t<decltype(x)>;
   const nd::detail::inputs_of<X> in(x);
-  const auto& state = nd::detail::expression_kernels<double, X>::get(
-      in.mapping, {in.distinct.data(), in.count}, {in.leaves.scalar_types.data(), std::size_t{X::scalars}});
+  const auto& state = nd::detail::expression_state<double, X>(in);
   EXPECT_NO_THROW(nd::detail::compile_expression(state, nd::compute_capability{9, 0}));
 }
 

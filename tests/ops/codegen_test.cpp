@@ -25,8 +25,7 @@ std::string body_of(const X& x) {
 template <class Out, class X>
 const nd::jit::detail::elementwise_state& state_of(const X& x) {
   const nd::detail::inputs_of<X> in(x);
-  return nd::detail::expression_kernels<Out, X>::get(in.mapping, {in.distinct.data(), in.count},
-                                                     {in.leaves.scalar_types.data(), std::size_t{X::scalars}});
+  return nd::detail::expression_state<Out, X>(in);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ const nd::detail::reduction_state& state_of(const X& x) {
   using N = nd::detail::node_t<const X&>;
   const N node = nd::detail::as_node(x);
   const nd::detail::inputs_of<N> in(node);
-  return nd::detail::state_for<K, D, N>(in);
+  return nd::detail::reduction_state_for<K, D, N>(in);
 }
 
 // Compiles both passes of reduction K of x for a dense C-order layout of `shape` over `mask`.

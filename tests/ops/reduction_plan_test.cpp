@@ -7,7 +7,7 @@
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/reductions.hpp>
 
-#include "ops/reduction_axes.hpp"
+#include "expr/reduction_axes.hpp"
 #include "support/fake_array.hpp"
 
 namespace nd = ndcuda;

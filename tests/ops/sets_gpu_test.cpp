@@ -448,8 +448,7 @@ TEST(SetsCpu, ComplexSortKeysFollowNumPysOrder) {
 template <class Out, class X>
 const nd::jit::detail::elementwise_state& state_of(const X& x) {
   const nd::detail::inputs_of<X> in(x);
-  return nd::detail::expression_kernels<Out, X>::get(in.mapping, {in.distinct.data(), in.count},
-                                                     {in.leaves.scalar_types.data(), std::size_t{X::scalars}});
+  return nd::detail::expression_state<Out, X>(in);
 }
 
 TEST(SetsCpu, ComplexOrderingUfuncsCompileWithNvrtc) {

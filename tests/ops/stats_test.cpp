@@ -570,8 +570,8 @@ void compile_reducer(const X& x, const nd::shape_t& shape, const std::vector<boo
   const nd::detail::inputs_of<N> in(node);
   const std::vector<nd::strides_t> strides(1, nd::c_strides(shape));
   SCOPED_TRACE(nd::detail::reduce_name(K));
-  EXPECT_NO_THROW(nd::detail::compile_reduction(nd::detail::state_for<K, void, N>(in), nd::compute_capability{9, 0},
-                                                shape, mask, strides));
+  EXPECT_NO_THROW(nd::detail::compile_reduction(nd::detail::reduction_state_for<K, void, N>(in),
+                                                nd::compute_capability{9, 0}, shape, mask, strides));
 }
 
 TEST(StatsKernels, NewReducersCompileWithNvrtc) {

@@ -463,8 +463,7 @@ TEST(UfuncsIssue19b, EachKernelFamilyCompilesWithNvrtc) {
     using X = std::remove_cvref_t<decltype(x)>;
     using R = typename X::value_type;
     const nd::detail::inputs_of<X> in(x);
-    const auto& state = nd::detail::expression_kernels<R, X>::get(
-        in.mapping, {in.distinct.data(), in.count}, {in.leaves.scalar_types.data(), std::size_t{X::scalars}});
+    const auto& state = nd::detail::expression_state<R, X>(in);
     EXPECT_NO_THROW(nd::detail::compile_expression(state, cc)) << what;
   };
   const auto h = nd::testing::fake<__half>({8});

@@ -282,8 +282,7 @@ struct nvrtc_check {
       using X = std::remove_cvref_t<decltype(x)>;
       using R = typename X::value_type;
       const nd::detail::inputs_of<X> in(x);
-      const auto& state = nd::detail::expression_kernels<R, X>::get(
-          in.mapping, {in.distinct.data(), in.count}, {in.leaves.scalar_types.data(), std::size_t{X::scalars}});
+      const auto& state = nd::detail::expression_state<R, X>(in);
       EXPECT_NO_THROW(nd::detail::compile_expression(state, nd::compute_capability{9, 0})) << nd::name(nd::dtype_of<T>);
     }
   }

@@ -45,8 +45,7 @@ std::string body_of(const X& x) {
 template <class Out, class X>
 const jd::elementwise_state& state_of(const X& x) {
   const nd::detail::inputs_of<X> in(x);
-  return nd::detail::expression_kernels<Out, X>::get(in.mapping, {in.distinct.data(), in.count},
-                                                     {in.leaves.scalar_types.data(), std::size_t{X::scalars}});
+  return nd::detail::expression_state<Out, X>(in);
 }
 
 // Compiles `state`'s kernel for each layout variant the engines may pick for it (`all`), or for
@@ -165,7 +164,7 @@ TEST(RandomCodegen, DrawsFuseIntoReductions) {
   using N = std::remove_cvref_t<decltype(inside)>;
   const nd::detail::inputs_of<N> in(inside);
   EXPECT_EQ(in.count, 2u);
-  const auto& state = nd::detail::state_for<nd::detail::reduce_kind::mean, void, N>(in);
+  const auto& state = nd::detail::reduction_state_for<nd::detail::reduce_kind::mean, void, N>(in);
   const std::vector<nd::strides_t> strides(2, nd::strides_t{1});
   EXPECT_NO_THROW(nd::detail::compile_reduction(state, sm90, nd::shape_t{1 << 20}, {true}, strides));
   const std::string source = nd::detail::reduction_source_for(state, nd::shape_t{1 << 20}, {true}, strides);
@@ -174,7 +173,7 @@ TEST(RandomCodegen, DrawsFuseIntoReductions) {
   const auto g = rd::node<rd::normal_spec<dtype::float64>>(fake_draw<2, 4, double>({512, 300}));
   using G = std::remove_cvref_t<decltype(g)>;
   const nd::detail::inputs_of<G> gin(g);
-  const auto& gs = nd::detail::state_for<nd::detail::reduce_kind::sum, void, G>(gin);
+  const auto& gs = nd::detail::reduction_state_for<nd::detail::reduce_kind::sum, void, G>(gin);
   const std::vector<nd::strides_t> gstrides(1, nd::strides_t{300, 1});
   EXPECT_NO_THROW(nd::detail::compile_reduction(gs, sm90, nd::shape_t{512, 300}, {false, true}, gstrides));
   EXPECT_NO_THROW(nd::detail::compile_reduction(gs, sm90, nd::shape_t{512, 300}, {true, false}, gstrides));

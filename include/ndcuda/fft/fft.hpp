@@ -5,9 +5,9 @@
 #pragma once
 
 #include <ndcuda/core/detail/nvtx.hpp>
+#include <ndcuda/expr/operand_array.hpp>
 #include <ndcuda/fft/detail/entry_points.hpp>
 #include <ndcuda/fft/detail/fft_plan.hpp>
-#include <ndcuda/ops/detail/operand_array.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <optional>
 #include <string_view>

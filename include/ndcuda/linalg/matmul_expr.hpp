@@ -2,15 +2,15 @@
 /// nd::matmul_expr: what nd::matmul returns, a lazy product (as reductions are lazy nodes). On its
 /// own it is one cuBLAS call, as before; evaluated as act(matmul + bias) it is ONE cuBLASLt call
 /// with a bias/ReLU/GELU epilogue (linalg/detail/epilogue_rewrite.hpp). Builds on
-/// ops/evaluate.hpp (opaque_node, lazy_rewrite) and linalg/detail/entry_points.hpp.
+/// expr/evaluate.hpp (opaque_node, lazy_rewrite) and linalg/detail/entry_points.hpp.
 #pragma once
 
 #include <ndcuda/core/detail/nvtx.hpp>
+#include <ndcuda/expr/evaluate.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/matmul_plan.hpp>
 #include <ndcuda/linalg/detail/operands.hpp>
 #include <ndcuda/ops/elementwise.hpp>
-#include <ndcuda/ops/evaluate.hpp>
 #include <utility>
 
 namespace ndcuda {

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/ops/counting_support.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
-#include <ndcuda/ops/detail/counting_support.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/sorting.hpp>

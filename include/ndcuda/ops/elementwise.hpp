@@ -3,6 +3,6 @@
 /// evaluated by one fused JIT kernel on assignment. Builds on every ops/ header it includes.
 #pragma once
 
-#include <ndcuda/ops/evaluate.hpp>
+#include <ndcuda/expr/evaluate.hpp>
 #include <ndcuda/ops/functions.hpp>
 #include <ndcuda/ops/operators.hpp>

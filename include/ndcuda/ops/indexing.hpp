@@ -1,7 +1,7 @@
 /// @file
 /// NumPy's advanced indexing: a(idx), a(mask), a(i, nd::all, j) with integer arrays, masks and host
 /// lists, read as a copy (gather) and written by scatter; nd::add_at and friends. Builds on
-/// ops/detail/indexing_entry.hpp (plans, kernels), ops/evaluate.hpp and ops/functions.hpp (where).
+/// ops/detail/indexing_entry.hpp (plans, kernels), expr/evaluate.hpp and ops/functions.hpp (where).
 #pragma once
 
 #include <concepts>
@@ -9,9 +9,9 @@
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/detail/erased.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
+#include <ndcuda/expr/evaluate.hpp>
+#include <ndcuda/expr/operand_array.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
-#include <ndcuda/ops/detail/operand_array.hpp>
-#include <ndcuda/ops/evaluate.hpp>
 #include <ndcuda/ops/functions.hpp>
 #include <ndcuda/ops/operators.hpp>
 #include <ndcuda/ops/static_size.hpp>

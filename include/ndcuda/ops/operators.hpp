@@ -1,10 +1,11 @@
 /// @file
 /// C++ operators on arrays and expressions (+ - * / % unary -, comparisons, & | ^ ~ << >>) and
-/// their NumPy-named twins. Builds on ops/{expression,operations}.hpp; each builds a lazy node.
+/// their NumPy-named twins. Builds on expr/expression.hpp and the ufunc rows (ops/detail/ufunc_rows.hpp); each builds a
+/// lazy node.
 #pragma once
 
-#include <ndcuda/ops/detail/operations.hpp>
-#include <ndcuda/ops/expression.hpp>
+#include <ndcuda/expr/expression.hpp>
+#include <ndcuda/ops/detail/ufunc_rows.hpp>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -13,7 +14,7 @@ namespace ndcuda {
 
 namespace detail {
 
-/// The node of row `Op` (ops/detail/operations.hpp) over two operands, at least one array-like, once the
+/// The node of row `Op` (ops/detail/ufunc_rows.hpp) over two operands, at least one array-like, once the
 /// row has checked their promoted dtype: every binary spelling (`a - b`, `nd::subtract(a, b)`)
 /// calls this, so the type check and its message exist once per ufunc.
 template <class Op, class A, class B>
@@ -31,7 +32,7 @@ auto unary(A&& a) {
 
 }  // namespace detail
 
-// Every spelling forwards to its row; a new ufunc is a row in ops/detail/operations.hpp, a device helper
+// Every spelling forwards to its row; a new ufunc is a row in ops/detail/ufunc_rows.hpp, a device helper
 // in kernels/ufuncs.cuh and its public function here (operators) or in ops/functions.hpp.
 /// `a + b` elementwise (NumPy's add), broadcast and promoted as NumPy 2 does; a lazy node, fused
 /// with the rest of the expression when it is evaluated.

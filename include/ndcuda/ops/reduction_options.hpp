@@ -1,10 +1,10 @@
 /// @file
 /// NumPy's where= and initial= for reductions, as typed options: nd::sum(x, 1, nd::where_mask(m),
-/// nd::initial(5)). Builds on array/ndarray.hpp and ops/expression.hpp (array operands).
+/// nd::initial(5)). Builds on array/ndarray.hpp and expr/expression.hpp (array operands).
 #pragma once
 
 #include <ndcuda/array/ndarray.hpp>
-#include <ndcuda/ops/expression.hpp>
+#include <ndcuda/expr/expression.hpp>
 #include <type_traits>
 
 namespace ndcuda {

@@ -8,7 +8,7 @@
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
-#include <ndcuda/ops/detail/counting_support.hpp>
+#include <ndcuda/ops/counting_support.hpp>
 #include <ndcuda/ops/detail/selection_kernels.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/sorting.hpp>

@@ -1,14 +1,14 @@
 /// @file
 /// NumPy's sort, argsort, unique and searchsorted on arrays and expressions, NaN ordered last.
-/// Builds on ops/detail/device_algorithms.hpp (CUB/Thrust, compiled into the library) and ops/evaluate.hpp.
+/// Builds on ops/detail/device_algorithms.hpp (CUB/Thrust, compiled into the library) and expr/evaluate.hpp.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
+#include <ndcuda/expr/evaluate.hpp>
 #include <ndcuda/ops/detail/device_algorithms.hpp>
-#include <ndcuda/ops/evaluate.hpp>
 #include <type_traits>
 
 namespace ndcuda {

@@ -8,8 +8,8 @@
 #include <iterator>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
-#include <ndcuda/ops/evaluate.hpp>
-#include <ndcuda/ops/expression.hpp>
+#include <ndcuda/expr/evaluate.hpp>
+#include <ndcuda/expr/expression.hpp>
 #include <ndcuda/random/detail/draw.hpp>
 #include <tuple>
 #include <type_traits>

@@ -1,14 +1,14 @@
 // Recognition of fused epilogues in plain expressions: a tree that is exactly matmul + bias,
 // maximum(matmul + bias, 0) or gelu(matmul + bias) (either operand order) is computed as ONE
 // cuBLASLt call when its run-time conditions hold. Builds on linalg/matmul_expr.hpp (included
-// from its end) and the lazy_rewrite customisation point of ops/evaluate.hpp.
+// from its end) and the lazy_rewrite customisation point of expr/evaluate.hpp.
 #pragma once
 
 #include <cmath>
 #include <ndcuda/core/detail/nvtx.hpp>
+#include <ndcuda/expr/evaluate.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/operands.hpp>
-#include <ndcuda/ops/evaluate.hpp>
 #include <optional>
 #include <tuple>
 #include <type_traits>

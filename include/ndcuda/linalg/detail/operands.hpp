@@ -1,11 +1,11 @@
 // Operand helpers shared by the linalg/ and fft/ templates: expressions evaluated to arrays, the
 // dtype a product or a solver computes in, axes normalised with NumPy's messages.
-// Builds on ops/evaluate.hpp and linalg/detail/erased.hpp.
+// Builds on expr/evaluate.hpp and linalg/detail/erased.hpp.
 #pragma once
 
 #include <ndcuda/array/detail/erased.hpp>
 #include <ndcuda/core/promotion.hpp>
-#include <ndcuda/ops/detail/operand_array.hpp>
+#include <ndcuda/expr/operand_array.hpp>
 #include <type_traits>
 #include <utility>
 

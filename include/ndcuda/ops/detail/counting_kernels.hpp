@@ -9,7 +9,7 @@
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>
-#include <ndcuda/ops/detail/codegen.hpp>
+#include <ndcuda/expr/detail/codegen.hpp>
 
 namespace ndcuda::detail {
 

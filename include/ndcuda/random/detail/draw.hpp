@@ -1,13 +1,13 @@
 // Random draws as expression leaves: a random_leaf is a computed kernel input (no buffer) whose
 // element i is Philox at (key, the draw's device-side offset, i), and draw ops spell the
-// distribution calls of kernels/random.cuh. Builds on ops/evaluate.hpp (leaves, emitters).
+// distribution calls of kernels/random.cuh. Builds on expr/evaluate.hpp (leaves, emitters).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
-#include <ndcuda/ops/evaluate.hpp>
+#include <ndcuda/expr/evaluate.hpp>
 #include <span>
 #include <string>
 #include <utility>

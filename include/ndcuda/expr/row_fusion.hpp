@@ -3,16 +3,16 @@
 // row-resident kernel: a block per row computes each reduction of the row in turn, then writes the
 // row, so the input is read from memory once and nothing of full size is stored. Other trees
 // compute their reductions first (lower). The template half: the tree walk that spells the kernel;
-// the source and the launch are src/ops/row_fusion.cpp. Builds on ops/reduction_expr.hpp.
+// the source and the launch are src/expr/row_fusion.cpp. Builds on expr/reduction_expr.hpp.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <ndcuda/ops/detail/codegen.hpp>
-#include <ndcuda/ops/detail/inline_reduction.hpp>
-#include <ndcuda/ops/reduction_expr.hpp>
+#include <ndcuda/expr/detail/codegen.hpp>
+#include <ndcuda/expr/detail/kernel_cache.hpp>
+#include <ndcuda/expr/inline_reduction.hpp>
+#include <ndcuda/expr/reduction_expr.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,7 +40,7 @@ struct row_node {
   const shape_t* input_shape;
 };
 
-/// Compiled kernels of one program, by block size (src/ops/row_fusion.cpp).
+/// Compiled kernels of one program, by block size (src/expr/row_fusion.cpp).
 struct row_kernels;
 
 /// The generated program of one tree type and leaf pattern: the stages in order (inner reductions
@@ -148,42 +148,29 @@ struct emitter<reduction_expr<K, D, N>> {
   }
 };
 
-/// The row programs of tree type X, one per pattern of repeated leaves.
+struct row_path;
+
+/// The row program of tree type X written to Out, one per pattern of repeated leaves.
 template <class Out, class X>
-struct row_programs {
-  using mapping_t = std::array<std::uint8_t, deep_count<X>::arrays>;
-  struct entry {
-    mapping_t mapping;
-    row_program program;
-  };
-  static const row_program& get(const mapping_t& mapping, std::span<const leaf_ref> inputs,
-                                std::span<const dtype> scalar_types) {
-    static std::mutex mutex;
-    static std::vector<std::unique_ptr<entry>> entries;
-    std::lock_guard lock(mutex);
-    for (const auto& e : entries) {
-      if (e->mapping == mapping) {
-        return e->program;
-      }
-    }
-    auto e = std::make_unique<entry>();
-    e->mapping = mapping;
-    row_program& p = e->program;
+const row_program& row_program_for(const std::array<std::uint8_t, deep_count<X>::arrays>& mapping,
+                                   std::span<const leaf_ref> inputs, std::span<const dtype> scalar_types) {
+  using cache = kernel_cache<cache_tag<row_path, Out, X>, std::array<std::uint8_t, deep_count<X>::arrays>, row_program>;
+  return cache::get(mapping, [&] {
+    row_program p;
     for (const leaf_ref& l : inputs) {
       p.inputs.push_back(l.type);
     }
     p.scalars.assign(scalar_types.begin(), scalar_types.end());
     p.out = dtype_of<Out>;
-    emit_context c{e->mapping.data()};
+    emit_context c{mapping.data()};
     c.rows = &p;
     const node_code root = emitter<X>::emit(c);
     p.final_body = c.values.body(dtype_of<Out>, root);
     p.label = root.label;
     finish_row_program(p);
-    entries.push_back(std::move(e));
-    return entries.back()->program;
-  }
-};
+    return p;
+  });
+}
 
 /// Whether a tree holds a node computed whole (opaque_node: a product): never in a row program.
 template <class X>
@@ -215,8 +202,8 @@ struct row_call {
   }
   [[nodiscard]] std::span<const leaf_ref> inputs() const { return {distinct.data(), count}; }
   [[nodiscard]] const row_program& program() const {
-    return row_programs<Out, X>::get(mapping, inputs(),
-                                     {leaves.scalar_types.data(), static_cast<std::size_t>(deep_count<X>::scalars)});
+    return row_program_for<Out, X>(mapping, inputs(),
+                                   {leaves.scalar_types.data(), static_cast<std::size_t>(deep_count<X>::scalars)});
   }
 };
 
@@ -232,19 +219,6 @@ bool fuse_rows(const X& x, const ndarray<Out>& out) {
       }
     }
     return run_row_program(call.program(), leaf_of(out), call.inputs(), call.leaves.scalars.data(), call.leaves.nodes);
-  }
-}
-
-template <class Out, class X>
-void evaluate_lazy(const X& x, const ndarray<Out>& out) {
-  if (inline_into(x, out) || fuse_rows(x, out)) {
-    return;
-  }
-  const auto lowered = lower(x);
-  if constexpr (is_expr<std::remove_cv_t<decltype(lowered)>>) {
-    evaluate_into(lowered, out);
-  } else {  // the tree was one reduction: its result is copied (converted, broadcast) into out
-    out.assign(lowered.array);
   }
 }
 

@@ -1,8 +1,8 @@
 // Internal: an expression node spelled as the user wrote it ("a*b+c"), the text of the NVTX range
-// of its fused kernel. Builds on ops/detail/codegen.hpp's node_code.
+// of its fused kernel. Builds on expr/detail/codegen.hpp's node_code.
 #pragma once
 
-#include <ndcuda/ops/detail/codegen.hpp>
+#include <ndcuda/expr/detail/codegen.hpp>
 #include <span>
 #include <string>
 

@@ -2,12 +2,12 @@
 // spelling), device and axis checks, result shapes and the empty-reduction messages. The launch is
 // reduction_launch.cpp; the kernels are jit's (src/jit/reduction_state.hpp).
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/ops/detail/reduce_engine.hpp>
+#include <ndcuda/expr/detail/reduce_engine.hpp>
 #include <string>
 #include <string_view>
 
-#include "ops/reduction_axes.hpp"
-#include "ops/reduction_state.hpp"
+#include "expr/reduction_axes.hpp"
+#include "expr/reduction_state.hpp"
 
 namespace ndcuda::detail {
 

@@ -1,13 +1,13 @@
-// Inlined short reductions (ops/detail/inline_reduction.hpp): each leaf of a reduced tree re-viewed
+// Inlined short reductions (expr/inline_reduction.hpp): each leaf of a reduced tree re-viewed
 // at one reduced element (the result's shape, the element's offset folded into its base), and the
 // fold of the copies spelled with the engine's reducer (kernels/reducers.cuh, ndcuda::nd_fold).
 #include <algorithm>
 #include <cstring>
-#include <ndcuda/ops/detail/inline_reduction.hpp>
+#include <ndcuda/expr/inline_reduction.hpp>
 #include <string>
 
-#include "ops/reduction_axes.hpp"
-#include "ops/reduction_state.hpp"
+#include "expr/reduction_axes.hpp"
+#include "expr/reduction_state.hpp"
 
 namespace ndcuda::detail {
 

@@ -1,13 +1,17 @@
-// Reductions with NumPy's where= and initial=: folds through a fused where(mask, x, identity),
-// moments (mean, var, std and their nan forms) as counted sums. Builds on ops/reductions.hpp (the
-// engine, included at its end) and ops/functions.hpp.
+/// @file
+/// Reductions with NumPy's where= and initial=: folds through a fused where(mask, x, identity),
+/// moments (mean, var, std and their nan forms) as counted sums. Builds on the engine
+/// (expr/evaluate.hpp), ops/reduction_call.hpp (the options) and ops/functions.hpp (where).
 #pragma once
 
 #include <limits>
+#include <ndcuda/array/creation.hpp>
+#include <ndcuda/expr/evaluate.hpp>
 #include <ndcuda/ops/functions.hpp>
-#include <ndcuda/ops/reduction_options.hpp>
-#include <ndcuda/ops/reductions.hpp>
+#include <ndcuda/ops/reduction_call.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ndcuda::detail {
 

@@ -1,6 +1,6 @@
 // Labels of expression nodes as C++ spells them: operators with C++'s precedence and only the
 // parentheses it needs, every other ufunc as a call. Built once per expression type, never per launch.
-#include "ops/expression_label.hpp"
+#include "expr/expression_label.hpp"
 
 #include <array>
 #include <string_view>

@@ -3,11 +3,11 @@
 // are jit's (src/jit/reduction_state.hpp).
 #include <cstdint>
 #include <ndcuda/core/checked_size.hpp>
+#include <ndcuda/expr/detail/reduce_engine.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
-#include <ndcuda/ops/detail/reduce_engine.hpp>
 
-#include "ops/reduction_axes.hpp"
-#include "ops/reduction_state.hpp"
+#include "expr/reduction_axes.hpp"
+#include "expr/reduction_state.hpp"
 
 namespace ndcuda::detail {
 

@@ -1,17 +1,18 @@
 /// @file
 /// nd::reduction_expr: what nd::sum, nd::max, nd::mean, nd::var ... return, a lazy node (as
 /// xtensor's reducers are). Used on its own it runs the reduction engine once, as before; inside a
-/// larger expression the evaluation may fuse it with the work around it (ops/detail/row_fusion.hpp:
+/// larger expression the evaluation may fuse it with the work around it (expr/row_fusion.hpp:
 /// softmax and layer norm written as in NumPy become one row-resident kernel). Builds on
-/// ops/{evaluate,detail/reduce_engine}.hpp; the members that run the engine are defined in
-/// ops/reductions.hpp.
+/// expr/{tree,detail/reduce_engine}.hpp; the members that run the engine are defined with the
+/// planner (expr/plan.hpp).
 #pragma once
 
 #include <cstdint>
+#include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/ndarray.hpp>
 #include <ndcuda/core/dtype.hpp>
-#include <ndcuda/ops/detail/reduce_engine.hpp>
-#include <ndcuda/ops/evaluate.hpp>
+#include <ndcuda/expr/detail/reduce_engine.hpp>
+#include <ndcuda/expr/tree.hpp>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -39,9 +40,11 @@ constexpr reduce_spec spec_for() noexcept {
   return reduce_spec{K, compute_type(N::type), reduce_accumulator(K, N::type, result), result};
 }
 
-/// The eager engine (ops/reductions.hpp): a new array holding reduction K of x.
+/// The planner's reduction (expr/plan.hpp): a new array holding reduction K of x; `known`, the
+/// checked call when the caller made it already.
 template <reduce_kind K, class D, class X>
-auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdims, const stream* s, double param);
+auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdims, const stream* s, double param,
+            const reduce_call* known = nullptr);
 
 /// Seen from an enclosing tree (defined below).
 template <class L, reduce_kind K, class D, class N>
@@ -78,17 +81,14 @@ class [[nodiscard]] reduction_expr {
       : input_(std::move(input)), axes_(std::move(axes)), keepdims_(keepdims), param_(param), stream_(stream_of(s)) {
     detail::leaves_of<N> leaves;
     detail::collect(input_, leaves);
-    const detail::reduce_call call =
-        detail::prepare_reduction(K, {leaves.arrays.data(), leaves.arrays.size()}, axes_, keepdims_);
-    input_shape_ = call.shape;
-    layout_ = contiguous_layout(call.result_shape);
+    call_ = detail::prepare_reduction(K, {leaves.arrays.data(), leaves.arrays.size()}, axes_, keepdims_);
+    layout_ = contiguous_layout(call_.result_shape);
     device_ = leaves.arrays[0].device;
   }
 
-  /// Runs the reduction into a new C-contiguous array (one engine call, as an eager reduction).
-  [[nodiscard]] ndarray<value_type> materialize() const {
-    return detail::reduce<K, D>(input_, axes_, keepdims_, &stream_, param_);
-  }
+  /// Runs the reduction into a new C-contiguous array (one engine call, as an eager reduction,
+  /// with the call checked here; defined in expr/plan.hpp).
+  [[nodiscard]] ndarray<value_type> materialize() const;
   /// The value as a new array of dtype E (the reduction, then a conversion when E differs).
   template <array_element E>
   [[nodiscard]] ndarray<E> evaluate() const {
@@ -100,7 +100,7 @@ class [[nodiscard]] reduction_expr {
       return out;
     }
   }
-  /// Writes the value into `out`'s memory, broadcast to its shape (defined in ops/reductions.hpp).
+  /// Writes the value into `out`'s memory, broadcast to its shape (defined in expr/plan.hpp).
   template <array_element E>
   void assign_to(const ndarray<E>& out) const;
   /// The value converted to T inside the enclosing kernel, as expr::astype.
@@ -133,7 +133,7 @@ class [[nodiscard]] reduction_expr {
   /// ddof for var and std; 0 otherwise.
   [[nodiscard]] double param() const noexcept { return param_; }
   /// The operand's broadcast shape.
-  [[nodiscard]] const shape_t& input_shape() const noexcept { return input_shape_; }
+  [[nodiscard]] const shape_t& input_shape() const noexcept { return call_.shape; }
   /// The result's C-contiguous layout (what an enclosing expression sees of it before evaluation).
   [[nodiscard]] const view_layout& layout() const noexcept { return layout_; }
 
@@ -154,7 +154,7 @@ class [[nodiscard]] reduction_expr {
   bool keepdims_;
   double param_;
   ndcuda::stream stream_;
-  shape_t input_shape_;
+  detail::reduce_call call_;  // the axes checked and the shapes, once, when the node is built
   view_layout layout_;
   int device_ = 0;
 };
@@ -187,7 +187,7 @@ X lower(const X& x) {
   return x;
 }
 template <opaque_node X>
-array_leaf<typename X::value_type> lower(const X& x) {  // a node computed whole (evaluate.hpp)
+array_leaf<typename X::value_type> lower(const X& x) {  // a node computed whole (expr/tree.hpp)
   return {x.materialize()};
 }
 template <reduce_kind K, class D, class N>

@@ -10,7 +10,7 @@
 #include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
-#include <ndcuda/ops/detail/operations.hpp>
+#include <ndcuda/expr/detail/operation.hpp>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -19,11 +19,6 @@
 namespace ndcuda {
 
 namespace detail {
-
-/// The type a node's value has inside the kernel: half and bfloat16 compute in float32.
-constexpr dtype compute_type(dtype t) noexcept {
-  return t == dtype::float16 || t == dtype::bfloat16 ? dtype::float32 : t;
-}
 
 /// A leaf reading an array (a shared handle: the expression keeps the buffer alive).
 template <class E>
@@ -47,7 +42,7 @@ struct scalar_leaf {
 }  // namespace detail
 
 /// One operation applied to its operands (leaves or nodes), evaluated lazily. `Op` describes the
-/// result dtype and how the node is spelled in the fused kernel (ops/detail/operations.hpp).
+/// result dtype and how the node is spelled in the fused kernel (expr/detail/operation.hpp).
 template <class Op, class... Args>
 struct expr {
   /// Marks the type as an ndcuda expression (array_expression).
@@ -66,10 +61,10 @@ struct expr {
   /// The operands: arrays, scalars or other nodes.
   std::tuple<Args...> args;
 
-  /// A new C-contiguous array of the operands' broadcast shape (defined in ops/evaluate.hpp).
+  /// A new C-contiguous array of the operands' broadcast shape (defined in expr/evaluate.hpp).
   template <array_element E>
   [[nodiscard]] ndarray<E> evaluate() const;
-  /// Writes into `out`'s memory, broadcasting to its shape (defined in ops/evaluate.hpp).
+  /// Writes into `out`'s memory, broadcasting to its shape (defined in expr/evaluate.hpp).
   template <array_element E>
   void assign_to(const ndarray<E>& out) const;
 
@@ -93,7 +88,7 @@ inline constexpr bool is_expr = false;
 template <class Op, class... Args>
 inline constexpr bool is_expr<expr<Op, Args...>> = true;
 
-/// Whether a tree holds a lazy producer (a reduction, ops/reduction_expr.hpp) that evaluation must
+/// Whether a tree holds a lazy producer (a reduction, expr/reduction_expr.hpp) that evaluation must
 /// fuse or compute first.
 template <class T>
 inline constexpr bool has_lazy_v = false;

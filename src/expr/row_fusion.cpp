@@ -1,4 +1,4 @@
-// Row programs (ops/detail/row_fusion.hpp): the kernel source of a tree whose reductions are
+// Row programs (expr/row_fusion.hpp): the kernel source of a tree whose reductions are
 // keepdims reductions over the trailing axes of its shape, the run-time check that a call fits
 // it (axes, shapes, every operand seen as rows and columns), and the launch.
 #include <algorithm>
@@ -7,14 +7,14 @@
 #include <mutex>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/expr/row_fusion.hpp>
 #include <ndcuda/jit/launch.hpp>
-#include <ndcuda/ops/detail/row_fusion.hpp>
 #include <string>
 #include <vector>
 
-#include "ops/expression_label.hpp"
-#include "ops/reduction_axes.hpp"
-#include "ops/reduction_state.hpp"
+#include "expr/expression_label.hpp"
+#include "expr/reduction_axes.hpp"
+#include "expr/reduction_state.hpp"
 
 namespace ndcuda::detail {
 

@@ -1,8 +1,8 @@
 // Operands of the layers above ops/ as arrays: expressions evaluated, arrays as they are, and the
-// element type either way. Builds on ops/evaluate.hpp.
+// element type either way. Builds on expr/evaluate.hpp.
 #pragma once
 
-#include <ndcuda/ops/evaluate.hpp>
+#include <ndcuda/expr/evaluate.hpp>
 #include <type_traits>
 #include <utility>
 

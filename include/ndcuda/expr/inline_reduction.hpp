@@ -3,17 +3,17 @@
 // enclosing kernel (an elementwise one, or another reduction's map) as a fold over one copy of its
 // tree per reduced element, each copy reading its leaves re-viewed at that element (an array at
 // an offset base pointer, a draw at a shifted counter), so nothing of the inner result is stored.
-// The template half: the tree walk and the kernel caches; src/ops/inline_reduction.cpp re-views
-// the leaves and spells the fold. Builds on ops/reduction_expr.hpp.
+// The template half: the tree walk and the kernel caches; src/expr/inline_reduction.cpp re-views
+// the leaves and spells the fold. Builds on expr/reduction_expr.hpp.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
-#include <ndcuda/ops/detail/codegen.hpp>
-#include <ndcuda/ops/reduction_expr.hpp>
+#include <ndcuda/expr/detail/codegen.hpp>
+#include <ndcuda/expr/detail/kernel_cache.hpp>
+#include <ndcuda/expr/reduction_expr.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -134,36 +134,29 @@ std::unique_ptr<inline_operands> inline_operands_of(const X& x) {
   return o;
 }
 
-/// Kernels of tree type X with inlined reductions: one per (leaf pattern, copy counts, spec).
-/// Spec: the reduction whose map X is; none for an elementwise kernel writing Out (ElementwiseOut).
-template <class X, class State>
-struct inline_kernels {
-  struct entry {
-    std::vector<std::uint8_t> mapping;
-    std::vector<int> counts;
-    reduce_spec spec;
-    std::shared_ptr<State> state;
-  };
-  template <class Make>
-  static const State& get(inline_operands& o, const reduce_spec& spec, const Make& make) {
-    static std::mutex mutex;
-    static std::vector<std::unique_ptr<entry>> entries;
-    std::lock_guard lock(mutex);
-    for (const auto& e : entries) {
-      if (e->mapping == o.mapping && e->counts == o.plan.counts && e->spec == spec) {
-        return *e->state;
-      }
-    }
-    entries.push_back(std::make_unique<entry>(entry{o.mapping, o.plan.counts, spec, make()}));
-    return *entries.back()->state;
-  }
+/// The cache key of a kernel with inlined reductions: the leaf pattern, the copy counts and the
+/// reduction whose map the tree is (none for an elementwise kernel).
+struct inline_key {
+  std::vector<std::uint8_t> mapping;
+  std::vector<int> counts;
+  reduce_spec spec;
+  bool operator==(const inline_key&) const = default;
 };
+
+struct inline_path;
+
+/// The engine state of type State for tree type X with its reductions inlined as `o` says.
+template <class X, class State, class Make>
+const State& inline_state(const inline_operands& o, const reduce_spec& spec, const Make& make) {
+  using cache = kernel_cache<cache_tag<inline_path, X, State>, inline_key, std::shared_ptr<State>>;
+  return *cache::get(inline_key{o.mapping, o.plan.counts, spec}, make);
+}
 
 /// The elementwise engine state for X written to Out, its reductions inlined as `o` says.
 template <class Out, class X>
 const jit::detail::elementwise_state& inline_expression_state(inline_operands& o) {
   constexpr reduce_spec none{reduce_kind::sum, dtype_of<Out>, dtype_of<Out>, dtype_of<Out>};
-  return inline_kernels<X, jit::detail::elementwise_state>::get(o, none, [&] {
+  return inline_state<X, jit::detail::elementwise_state>(o, none, [&] {
     std::string label;
     const std::string body = inline_body<X>(o, dtype_of<Out>, &label);
     return make_expression_state(body, X::op_name, dtype_of<Out>, o.inputs(), o.scalar_types, label);
@@ -173,7 +166,7 @@ const jit::detail::elementwise_state& inline_expression_state(inline_operands& o
 /// The reduction engine state for reduction `spec` of X, X's reductions inlined as `o` says.
 template <class X>
 const reduction_state& inline_reduction_state(inline_operands& o, const reduce_spec& spec) {
-  return inline_kernels<X, reduction_state>::get(
+  return inline_state<X, reduction_state>(
       o, spec, [&] { return make_reduction_state(inline_body<X>(o, spec.value), spec, o.inputs(), o.scalar_types); });
 }
 

@@ -6,13 +6,13 @@
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/detail/capture.hpp>
+#include <ndcuda/expr/detail/codegen.hpp>
+#include <ndcuda/expr/evaluate.hpp>
+#include <ndcuda/expr/expression.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
-#include <ndcuda/ops/detail/codegen.hpp>
-#include <ndcuda/ops/evaluate.hpp>
-#include <ndcuda/ops/expression.hpp>
 
+#include "expr/expression_label.hpp"
 #include "jit/elementwise_state.hpp"
-#include "ops/expression_label.hpp"
 
 namespace ndcuda::detail {
 

@@ -1,7 +1,7 @@
 // The names fused kernels give their inputs ("in0", "s1"): built here, out of line, so that no
 // string concatenation is inlined into user code (g++ 12's -Wrestrict false positive). Builds on
-// ops/detail/codegen.hpp.
-#include <ndcuda/ops/detail/codegen.hpp>
+// expr/detail/codegen.hpp.
+#include <ndcuda/expr/detail/codegen.hpp>
 #include <string>
 
 namespace ndcuda::detail {

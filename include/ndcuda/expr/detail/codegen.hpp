@@ -1,13 +1,13 @@
 // Kernel-body generation and launch for fused expressions: the non-template half of evaluation.
-// Builds on ops/detail/operations.hpp and jit/elementwise_kernel.hpp (the engine that compiles and runs it).
+// Builds on expr/detail/operation.hpp and jit/elementwise_kernel.hpp (the engine that compiles and runs it).
 #pragma once
 
 #include <memory>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/device/stream.hpp>
+#include <ndcuda/expr/detail/leaf_ref.hpp>
+#include <ndcuda/expr/detail/operation.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
-#include <ndcuda/ops/detail/leaf_ref.hpp>
-#include <ndcuda/ops/detail/operations.hpp>
 #include <span>
 #include <string>
 #include <unordered_map>

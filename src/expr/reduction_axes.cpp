@@ -1,5 +1,5 @@
 // NumPy's axis rules for reductions: pure host logic, unit-tested without a GPU.
-#include "ops/reduction_axes.hpp"
+#include "expr/reduction_axes.hpp"
 
 #include <ndcuda/core/error.hpp>
 #include <string>

@@ -5,8 +5,8 @@
 #include <memory>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
-#include <ndcuda/ops/detail/codegen.hpp>
-#include <ndcuda/ops/detail/reduction_types.hpp>
+#include <ndcuda/expr/detail/codegen.hpp>
+#include <ndcuda/expr/detail/reduction_types.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,7 +25,7 @@ struct reduce_spec {
 };
 
 /// Engine state: the jit engine's state (generated sources, compiled variants) for one (map,
-/// reducer) pair; defined in src/ops/reduction_state.hpp.
+/// reducer) pair; defined in src/expr/reduction_state.hpp.
 struct reduction_state;
 
 /// A fresh state for the map body `map_statement` (assigns `out`, of dtype spec.value, from in0,

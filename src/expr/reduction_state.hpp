@@ -2,7 +2,7 @@
 // (fused map, reducer) pair, built from a row of the reduction table. Builds on jit/reduction_state.hpp.
 #pragma once
 
-#include <ndcuda/ops/detail/reduce_engine.hpp>
+#include <ndcuda/expr/detail/reduce_engine.hpp>
 #include <string>
 
 #include "jit/reduction_state.hpp"
