@@ -11,7 +11,8 @@
 # here, or on the GPU machine from a tarball carried with the working tree); the "after" tree is
 # this checkout. Environment: BENCHES (default: elementwise_bench reduction_bench random_bench
 # jit_compile_bench), ROUNDS (default 3), JOBS (default nproc), BENCH_FILTER (a
-# --benchmark_filter regex).
+# --benchmark_filter regex), NEW_BUILD (a Release build dir of this checkout to reuse, e.g. the one
+# tools/gpu-check.sh made: only the benchmark targets are built there).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=$(cd "${1:?usage: tools/bench-compare.sh <base-tree> [out-dir]}" && pwd)
@@ -29,10 +30,11 @@ build() {  # <source> <build dir>
   cmake --build "$2" -j "$((jobs / 2 > 0 ? jobs / 2 : 1))" "${targets[@]}" >"$2.build.log" 2>&1 ||
     { grep -E "error" -A3 "$2.build.log" | head -40; return 1; }
 }
-mkdir -p "$out/build-base" "$out/build-new"
+new_build=${NEW_BUILD:-$out/build-new}
+mkdir -p "$out/build-base" "$new_build"
 build "$base" "$out/build-base" &
 base_pid=$!
-build "$root" "$out/build-new" &
+build "$root" "$new_build" &
 new_pid=$!
 wait $base_pid || { echo "bench-compare: the base tree did not build"; exit 1; }
 wait $new_pid || { echo "bench-compare: the new tree did not build"; exit 1; }
@@ -42,7 +44,9 @@ filter=()
 for ((r = 1; r <= rounds; r++)); do
   for b in $benches; do
     for tree in base new; do
-      exe=$(find "$out/build-$tree" -name "$b" -type f -perm -u+x | head -1)
+      dir=$out/build-base
+      [[ $tree == new ]] && dir=$new_build
+      exe=$(find "$dir" -name "$b" -type f -perm -u+x | head -1)
       [[ -z $exe ]] && { echo "bench-compare: $b not built in $tree"; exit 1; }
       "$exe" "${filter[@]}" --benchmark_format=json --benchmark_out="$out/$tree-$b-$r.json" \
         --benchmark_out_format=json >/dev/null 2>"$out/$tree-$b-$r.err" ||

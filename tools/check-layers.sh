@@ -18,6 +18,9 @@
 # any layer may include a kernels/ file (src/random/host_reference.cpp runs the device math on the
 # host).
 #
+# The engine's internals (expr/detail/) are included by expr/ only: the routines above it (ops/ and
+# the rest) use its public face, include/ndcuda/expr/*.hpp.
+#
 # Known exceptions live in tools/layer-exceptions.txt, one per line:
 #   <file> | <included header as written> | <reason>
 # An exception that matches nothing any more is reported so that it gets deleted.
@@ -164,6 +167,8 @@ grep -Hn -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' "${files[@]}" |
       report(file, line, inc, from "/ may not include " target "/ (order: core < device < memory < jit < array < expr < ops < {linalg, fft, random} < dist < interop)")
     else if (rank[target] == rank[from] && target != from)
       report(file, line, inc, from "/ and " target "/ sit beside each other: neither includes the other")
+    else if (target == "expr" && from != "expr" && path ~ /(^|\/)expr\/detail\//)
+      report(file, line, inc, "the layers above the engine use its public face (include/ndcuda/expr/*.hpp), not expr/detail/")
   }
   END {
     for (i = 1; i <= ne; i++)

@@ -94,7 +94,7 @@ std::string elementwise_source(std::string_view body, std::string_view name, con
     in_types.emplace_back(signature.is_source(i) ? signature.sources[i] + "::value_type"
                                                  : std::string(cuda_type_name(signature.in[i])));
   }
-  // Computed inputs are random draws (random.cuh) or second outputs (output_slot.cuh, expr/detail/pair_outputs.hpp).
+  // Computed inputs are random draws (random.cuh) or second outputs (output_slot.cuh, expr/pair_outputs.hpp).
   const auto is_slot = [](const std::string& t) { return t.rfind("ndcuda::detail::output_slot<", 0) == 0; };
   const bool any_source = std::any_of(signature.sources.begin(), signature.sources.end(),
                                       [&](const std::string& t) { return !t.empty() && !is_slot(t); });

@@ -4,7 +4,7 @@
 
 #include <memory>
 #include <ndcuda/core/shape.hpp>
-#include <ndcuda/expr/detail/codegen.hpp>
+#include <ndcuda/expr/leaf_ref.hpp>
 #include <optional>
 
 namespace ndcuda::detail {

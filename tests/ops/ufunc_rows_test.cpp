@@ -4,7 +4,7 @@
 
 #include <complex>
 #include <cstdint>
-#include <ndcuda/expr/detail/leaf_ref.hpp>
+#include <ndcuda/expr/leaf_ref.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <type_traits>
 

@@ -450,7 +450,7 @@ std::vector<row> all_rows() {
   return rows;
 }
 
-/// Every ufunc of expr/detail/operation.hpp and functions.hpp (the operators and aliases are checked by
+/// Every ufunc of expr/operation.hpp and functions.hpp (the operators and aliases are checked by
 /// spellings_agree), but those of issue 19 (ops/math_functions.hpp: hypot, fmod, gcd, sinc, ...),
 /// which ufunc_table_more_test.cpp checks against NumPy's own values and a long double reference.
 constexpr const char* every_ufunc[] = {

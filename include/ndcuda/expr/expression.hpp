@@ -10,7 +10,7 @@
 #include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
-#include <ndcuda/expr/detail/operation.hpp>
+#include <ndcuda/expr/operation.hpp>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -42,7 +42,7 @@ struct scalar_leaf {
 }  // namespace detail
 
 /// One operation applied to its operands (leaves or nodes), evaluated lazily. `Op` describes the
-/// result dtype and how the node is spelled in the fused kernel (expr/detail/operation.hpp).
+/// result dtype and how the node is spelled in the fused kernel (expr/operation.hpp).
 template <class Op, class... Args>
 struct expr {
   /// Marks the type as an ndcuda expression (array_expression).

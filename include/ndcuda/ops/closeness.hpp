@@ -5,7 +5,7 @@
 
 #include <limits>
 #include <ndcuda/core/error.hpp>
-#include <ndcuda/expr/detail/codegen.hpp>
+#include <ndcuda/expr/operation.hpp>
 #include <ndcuda/ops/float_parts.hpp>
 #include <ndcuda/ops/functions.hpp>
 #include <ndcuda/ops/reductions.hpp>

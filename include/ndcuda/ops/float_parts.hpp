@@ -1,13 +1,13 @@
 /// @file
 /// NumPy's ldexp, frexp, modf and divmod: floats taken apart and put together, and the ufuncs with
-/// two outputs (one kernel writes both). Builds on ops/operators.hpp and expr/detail/pair_outputs.hpp.
+/// two outputs (one kernel writes both). Builds on ops/operators.hpp and expr/pair_outputs.hpp.
 #pragma once
 
 #include <cstdint>
 #include <ndcuda/array/creation.hpp>
-#include <ndcuda/expr/detail/codegen.hpp>
-#include <ndcuda/expr/detail/pair_outputs.hpp>
 #include <ndcuda/expr/evaluate.hpp>
+#include <ndcuda/expr/operation.hpp>
+#include <ndcuda/expr/pair_outputs.hpp>
 #include <ndcuda/ops/operators.hpp>
 #include <span>
 #include <string>

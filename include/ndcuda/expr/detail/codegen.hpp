@@ -1,12 +1,12 @@
 // Kernel-body generation and launch for fused expressions: the non-template half of evaluation.
-// Builds on expr/detail/operation.hpp and jit/elementwise_kernel.hpp (the engine that compiles and runs it).
+// Builds on expr/operation.hpp and jit/elementwise_kernel.hpp (the engine that compiles and runs it).
 #pragma once
 
 #include <memory>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/device/stream.hpp>
-#include <ndcuda/expr/detail/leaf_ref.hpp>
-#include <ndcuda/expr/detail/operation.hpp>
+#include <ndcuda/expr/leaf_ref.hpp>
+#include <ndcuda/expr/operation.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <span>
 #include <string>
@@ -14,17 +14,6 @@
 #include <vector>
 
 namespace ndcuda::detail {
-
-/// Source text of a subexpression and the CUDA type (as a dtype) that text has; `label` spells it
-/// as the user wrote it ("a*b + c", arrays lettered by input, scalars s0, s1...) for the NVTX range,
-/// `precedence` that label's C++ operator precedence (higher binds tighter), for its parentheses.
-struct node_code {
-  std::string text;
-  dtype value;
-  std::string label{};
-  int precedence = label_atom;
-  static constexpr int label_atom = 100;
-};
 
 /// The kernel's names for input array `index` ("in3") and scalar parameter `index` ("s0"). Out of
 /// line on purpose: "in" + std::to_string(i) inlined into a user's Release build makes g++ 12 warn
@@ -37,14 +26,8 @@ struct node_code {
 [[nodiscard]] node_code emit_operation(spelling s, dtype input, dtype result, std::span<const node_code> args,
                                        const char* name = "");
 
-/// The label of a node that spells itself (a random draw): name(arg labels).
-[[nodiscard]] std::string call_label(const char* name, std::span<const node_code> args);
-
 /// The labels of array input `index` ("a", "b", ..., "z", "in26") and scalar `index` ("s0").
 [[nodiscard]] std::string input_label(int index);
-
-/// `c`'s text converted to dtype `to` (unchanged when it already has that type).
-[[nodiscard]] std::string converted_code(dtype to, const node_code& c);
 
 /// Value numbering of one tree's operation nodes (hash-consing): each node's text, written over its
 /// arguments' value numbers, names one value, so identical subtrees (the same leaves and ops, or

@@ -1,13 +1,13 @@
 // The reductions as one constexpr table: a row per kind with its name, its reducer in
 // kernels/reducers.cuh, its empty-input rule and NumPy 2's dtype rules. Builds on core/dtype.hpp and
-// expr/detail/operation.hpp (compute_type).
+// expr/operation.hpp (compute_type).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <ndcuda/core/dtype.hpp>
-#include <ndcuda/expr/detail/operation.hpp>
+#include <ndcuda/expr/operation.hpp>
 
 namespace ndcuda::detail {
 

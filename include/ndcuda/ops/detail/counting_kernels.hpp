@@ -9,7 +9,7 @@
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>
-#include <ndcuda/expr/detail/codegen.hpp>
+#include <ndcuda/expr/leaf_ref.hpp>
 
 namespace ndcuda::detail {
 

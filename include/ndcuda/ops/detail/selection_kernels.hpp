@@ -1,11 +1,11 @@
 // The type-erased device half of topk (src/ops/topk.cpp): a radix select for one long row, a
-// segmented sort for many rows. Builds on expr/detail/codegen.hpp (leaf_ref) and device/.
+// segmented sort for many rows. Builds on expr/leaf_ref.hpp and device/.
 #pragma once
 
 #include <cstdint>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>
-#include <ndcuda/expr/detail/codegen.hpp>
+#include <ndcuda/expr/leaf_ref.hpp>
 
 namespace ndcuda::detail {
 

@@ -1,11 +1,11 @@
 // The ufunc table: one row per ufunc (name, kernel spelling, form, input and result rules, the
 // operand rule NumPy applies and its TypeError as a compile-time message). Every spelling of a
 // ufunc (`a - b`, `nd::subtract(a, b)`) builds its node through its row (ops/operators.hpp). Builds
-// on expr/detail/operation.hpp (the operation protocol and the rules).
+// on expr/operation.hpp (the operation protocol and the rules).
 #pragma once
 
 #include <ndcuda/core/dtype.hpp>
-#include <ndcuda/expr/detail/operation.hpp>
+#include <ndcuda/expr/operation.hpp>
 
 namespace ndcuda::detail {
 

@@ -1,10 +1,11 @@
 // Ufuncs with two outputs (divmod, frexp, modf) as one kernel: the type-erased entry that builds
-// and runs it. Builds on expr/detail/codegen.hpp (the fused-expression engine) and leaf_ref.hpp.
+// and runs it (src/expr/pair_outputs.cpp). Builds on expr/leaf_ref.hpp and the elementwise engine
+// (jit/elementwise_kernel.hpp).
 #pragma once
 
 #include <cstdint>
 #include <ndcuda/core/dtype.hpp>
-#include <ndcuda/expr/detail/leaf_ref.hpp>
+#include <ndcuda/expr/leaf_ref.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <span>
 

@@ -1,12 +1,17 @@
 // What an operation of an expression node is to the engine: how the fused kernel spells it (a
 // kernels/ helper or a C++ operator), the dtype its operands convert to and its result dtype, plus
 // the result and operand rules the ufunc rows (ops/detail/ufunc_rows.hpp) are written with, and the
-// two operations the engine itself builds (where, astype's cast). Builds on core/promotion.hpp.
+// two operations the engine itself builds (where, astype's cast). An operation that spells itself
+// (`spells_itself`, e.g. a random draw or isclose) returns a node_code built with converted_code
+// and call_label. The engine's public face for routines that add operations. Builds on
+// core/promotion.hpp.
 #pragma once
 
 #include <cstdint>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/promotion.hpp>
+#include <span>
+#include <string>
 
 namespace ndcuda::detail {
 
@@ -100,6 +105,23 @@ constexpr bool real_not_half(dtype t) noexcept {
   const dtype f = float_of(t);
   return !is_complex(t) && f != dtype::float16 && f != dtype::bfloat16;
 }
+
+/// Source text of a subexpression and the CUDA type (as a dtype) that text has; `label` spells it
+/// as the user wrote it ("a*b + c", arrays lettered by input, scalars s0, s1...) for the NVTX range,
+/// `precedence` that label's C++ operator precedence (higher binds tighter), for its parentheses.
+struct node_code {
+  std::string text;
+  dtype value;
+  std::string label{};
+  int precedence = label_atom;
+  static constexpr int label_atom = 100;
+};
+
+/// The label of a node that spells itself (a random draw): name(arg labels).
+[[nodiscard]] std::string call_label(const char* name, std::span<const node_code> args);
+
+/// `c`'s text converted to dtype `to` (unchanged when it already has that type).
+[[nodiscard]] std::string converted_code(dtype to, const node_code& c);
 
 /// An operation: `Input` is the dtype the operands are converted to, `Result` the node's dtype
 /// (both from the operands' promoted dtype). A table row below adds `check<P>()`, NumPy's type
