@@ -1,5 +1,5 @@
 // The ordering rules between streams and captures; see include/ndcuda/device/detail/capture.hpp. The
-// capture registry itself (retain, graph-owned allocations, the release thread) is in graph.cpp.
+// capture registry itself (retain, graph-owned allocations, the release thread) is in capture_retention.cpp.
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/detail/wait_bound.hpp>

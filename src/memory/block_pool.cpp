@@ -14,7 +14,11 @@ namespace ndcuda::detail {
 
 block_pool::block_pool(int device, pool_options options, std::shared_ptr<chunk_upstream> upstream,
                        std::shared_ptr<stream_ordering> ordering)
-    : device_(device), options_(options), upstream_(std::move(upstream)), ordering_(std::move(ordering)) {
+    : device_(device),
+      options_(options),
+      upstream_(std::move(upstream)),
+      ordering_(std::move(ordering)),
+      ledger_(options.limit) {
   if (!upstream_ || !ordering_) {
     throw error(
         "device_pool_resource needs an upstream and a stream ordering; pass non-null ones, or use the "
@@ -67,7 +71,7 @@ void block_pool::list_insert(stream_state& st, block* b) noexcept {
   list.bytes += b->size;
   b->owner = &st;
   b->free = true;
-  cached_ += b->size;
+  ledger_.cache(b->size);
 }
 
 void block_pool::list_remove(stream_state& st, block* b) noexcept {
@@ -88,7 +92,7 @@ void block_pool::list_remove(stream_state& st, block* b) noexcept {
   --list.blocks;
   list.bytes -= b->size;
   b->owner = nullptr;
-  cached_ = saturating_sub(cached_, b->size);
+  ledger_.uncache(b->size);
 }
 
 block_pool::block* block_pool::best_fit(const free_list& list, std::size_t n) const noexcept {
@@ -186,9 +190,7 @@ void* block_pool::hand_out(stream_state& st, block* b, std::size_t n, std::size_
   }
   b->free = false;
   b->requested = requested;
-  used_ += b->size;
-  peak_used_ = std::max(peak_used_, used_);
-  ++allocations_;
+  ledger_.hand_out(b->size);
   return b->ptr;
 }
 
@@ -271,8 +273,7 @@ void block_pool::deallocate(void* p, std::size_t bytes, const stream& s) {
   }
   stream_state& st = state_for(s);  // may allocate: before anything changes
   live_.erase(p);
-  used_ = saturating_sub(used_, b->size);
-  ++deallocations_;
+  ledger_.take_back(b->size);
   free_into(st, b);
 }
 
@@ -281,41 +282,24 @@ std::size_t block_pool::free_all_blocks() {
   return release_free_chunks(lock);
 }
 
-memory_stats block_pool::stats_locked() const noexcept {
-  memory_stats st;
-  st.used_bytes = used_;
-  st.peak_used_bytes = peak_used_;
-  st.cached_bytes = cached_;
-  st.reserved_bytes = reserved_;
-  st.peak_reserved_bytes = peak_reserved_;
-  st.allocation_count = allocations_;
-  st.deallocation_count = deallocations_;
-  st.live_allocations = live_.size();
-  st.upstream_allocations = upstream_allocations_;
-  st.upstream_frees = upstream_frees_;
-  st.limit = options_.limit;
-  return st;
-}
-
 memory_stats block_pool::stats() const {
   std::lock_guard lock(mutex_);
-  return stats_locked();
+  return ledger_.stats();
 }
 
 void block_pool::reset_peak() {
   std::lock_guard lock(mutex_);
-  peak_used_ = used_;
-  peak_reserved_ = reserved_;
+  ledger_.reset_peak();
 }
 
 void block_pool::set_limit(std::optional<std::size_t> bytes) {
   std::lock_guard lock(mutex_);
-  options_.limit = bytes;
+  ledger_.set_limit(bytes);
 }
 
 std::optional<std::size_t> block_pool::limit() const {
   std::lock_guard lock(mutex_);
-  return options_.limit;
+  return ledger_.limit();
 }
 
 }  // namespace ndcuda::detail

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "memory/pointer_map.hpp"
+#include "memory/pool_ledger.hpp"
 #include "memory/record_pool.hpp"
 
 namespace ndcuda::detail {
@@ -110,13 +111,12 @@ class block_pool {
   void* grow_and_hand_out(std::unique_lock<std::mutex>& lock, const stream& s, std::size_t n, std::size_t requested,
                           bool& limit_blocked);
   std::size_t release_free_chunks(std::unique_lock<std::mutex>& lock);
-  [[nodiscard]] memory_stats stats_locked() const noexcept;
   [[noreturn]] void throw_out_of_memory(std::size_t bytes, const stream& s, std::size_t released, bool limit_blocked,
                                         const std::string& upstream_error);
   [[noreturn]] void throw_bad_deallocate(void* p, std::size_t bytes) const;
 
   int device_;
-  pool_options options_;
+  pool_options options_;  // its limit is only the initial one: ledger_ holds the limit in force
   std::shared_ptr<chunk_upstream> upstream_;
   std::shared_ptr<stream_ordering> ordering_;
 
@@ -126,17 +126,7 @@ class block_pool {
   std::vector<std::unique_ptr<stream_state>> states_;
   stream_state* last_state_ = nullptr;                  // the hit path usually repeats the last stream
   record_pool<block, &block::next_free> spare_blocks_;  // block records, recycled
-
-  std::size_t used_ = 0;
-  std::size_t peak_used_ = 0;
-  std::size_t cached_ = 0;
-  std::size_t reserved_ = 0;   // chunks held
-  std::size_t in_flight_ = 0;  // being obtained from or returned to upstream; counts toward the limit
-  std::size_t peak_reserved_ = 0;
-  std::uint64_t allocations_ = 0;
-  std::uint64_t deallocations_ = 0;
-  std::uint64_t upstream_allocations_ = 0;
-  std::uint64_t upstream_frees_ = 0;
+  pool_ledger ledger_;                                  // bytes, counts and the limit
 };
 
 }  // namespace ndcuda::detail

@@ -14,7 +14,7 @@ namespace ndcuda::detail {
 
 void block_pool::throw_out_of_memory(std::size_t bytes, const stream& s, std::size_t released, bool limit_blocked,
                                      const std::string& upstream_error) {
-  const memory_stats st = stats_locked();
+  const memory_stats st = ledger_.stats();
   std::string message = "out of memory on device " + std::to_string(device_) + ": allocate(" + std::to_string(bytes) +
                         " bytes = " + format_bytes(bytes) + ") on stream " + format_pointer(s.handle()) +
                         " failed; pool: " + to_string(st);
@@ -148,22 +148,24 @@ std::string block_pool::validate() const {
     listed_blocks += blocks;
     listed_bytes += bytes;
   }
-  if (chunk_bytes != reserved_) {
-    problems << "reserved " << reserved_ << " but chunks hold " << chunk_bytes << "; ";
+  const memory_stats st = ledger_.stats();
+  if (chunk_bytes != st.reserved_bytes) {
+    problems << "reserved " << st.reserved_bytes << " but chunks hold " << chunk_bytes << "; ";
   }
-  if (used != used_) {
-    problems << "used " << used_ << " but blocks in use hold " << used << "; ";
+  if (used != st.used_bytes) {
+    problems << "used " << st.used_bytes << " but blocks in use hold " << used << "; ";
   }
-  if (cached != cached_ || listed_bytes != cached_) {
-    problems << "cached " << cached_ << " but free blocks hold " << cached << " and lists " << listed_bytes << "; ";
+  if (cached != st.cached_bytes || listed_bytes != st.cached_bytes) {
+    problems << "cached " << st.cached_bytes << " but free blocks hold " << cached << " and lists " << listed_bytes
+             << "; ";
   }
   if (in_use != live_.size()) {
     problems << in_use << " blocks in use but " << live_.size() << " in the map; ";
   }
-  if (used_ + cached_ != reserved_) {
+  if (st.used_bytes + st.cached_bytes != st.reserved_bytes) {
     problems << "used + cached != reserved; ";
   }
-  if (allocations_ - deallocations_ != live_.size()) {
+  if (st.allocation_count - st.deallocation_count != live_.size() || st.live_allocations != live_.size()) {
     problems << "allocation counts disagree with live blocks; ";
   }
   (void)listed_blocks;

@@ -1,7 +1,6 @@
 // The device pool's supply side: streams and cross-stream adoption, growth from upstream, and
 // the release of whole chunks.
 #include <algorithm>
-#include <exception>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/memory/memory_resource.hpp>
 
@@ -118,7 +117,7 @@ bool block_pool::adopt_by_waiting(stream_state& dest, std::size_t n) {
 std::size_t block_pool::growth_target(std::size_t n) const noexcept {
   // Geometric: a new chunk as large as the pool already is, so the number of cudaMalloc calls
   // grows with the logarithm of the footprint.
-  std::size_t target = std::max({n, options_.min_chunk_bytes, std::min(reserved_, options_.max_chunk_bytes)});
+  std::size_t target = std::max({n, options_.min_chunk_bytes, std::min(ledger_.reserved(), options_.max_chunk_bytes)});
   if (target <= max_size - options_.chunk_granularity) {
     target = round_up(target, options_.chunk_granularity);
   }
@@ -129,30 +128,13 @@ void* block_pool::grow_and_hand_out(std::unique_lock<std::mutex>& lock, const st
                                     std::size_t requested, bool& limit_blocked) {
   std::size_t target = growth_target(n);
   for (;;) {
-    std::size_t room = max_size;
-    if (options_.limit) {
-      const std::size_t held = reserved_ + in_flight_;
-      room = saturating_sub(*options_.limit, held);
-    }
+    const std::size_t room = ledger_.room();
     if (room < n) {
       limit_blocked = true;
       return nullptr;
     }
     const std::size_t attempt = std::min(target, room);
-    // Reserve before calling upstream (outside the lock, cudaMalloc is slow), so concurrent growth
-    // cannot overshoot the limit; give the reservation back whatever happens.
-    in_flight_ += attempt;
-    lock.unlock();
-    void* p = nullptr;
-    try {
-      p = upstream_->allocate_chunk(attempt, s);
-    } catch (...) {
-      lock.lock();
-      in_flight_ -= attempt;
-      throw;
-    }
-    lock.lock();
-    in_flight_ -= attempt;
+    void* p = ledger_.obtain_chunk(lock, *upstream_, attempt, s);
     if (p != nullptr) {
       if (reinterpret_cast<std::uintptr_t>(p) % allocation_alignment != 0) {
         upstream_->free_chunk(p, attempt);
@@ -177,9 +159,7 @@ void* block_pool::grow_and_hand_out(std::unique_lock<std::mutex>& lock, const st
         upstream_->free_chunk(p, attempt);
         throw;
       }
-      reserved_ += attempt;
-      peak_reserved_ = std::max(peak_reserved_, reserved_);
-      ++upstream_allocations_;
+      ledger_.add_chunk(attempt);
       stream_state& st = state_for(s);
       list_insert(st, b);
       return hand_out(st, b, n, requested);
@@ -225,11 +205,7 @@ std::size_t block_pool::release_free_chunks(std::unique_lock<std::mutex>& lock) 
     adopt_all(keeper, *settled[i]);
   }
 
-  struct doomed_chunk {
-    char* ptr;
-    std::size_t size;
-  };
-  std::vector<doomed_chunk> doomed;
+  std::vector<pool_ledger::returned_chunk> doomed;
   for (auto it = chunks_.begin(); it != chunks_.end();) {
     chunk* c = it->second.get();
     block* b = c->first;
@@ -237,39 +213,12 @@ std::size_t block_pool::release_free_chunks(std::unique_lock<std::mutex>& lock) 
       doomed.push_back({c->ptr, c->size});
       list_remove(keeper, b);
       recycle(b);
-      reserved_ -= c->size;
-      in_flight_ += c->size;  // still counts toward the limit until upstream has it back
       it = chunks_.erase(it);
     } else {
       ++it;
     }
   }
-  if (doomed.empty()) {
-    return 0;
-  }
-  // cudaFree can be slow: release outside the lock.
-  lock.unlock();
-  std::exception_ptr failure;
-  std::size_t released = 0;
-  std::size_t total = 0;
-  for (const doomed_chunk& d : doomed) {
-    total += d.size;
-    try {
-      upstream_->free_chunk(d.ptr, d.size);
-      released += d.size;
-    } catch (...) {
-      if (!failure) {
-        failure = std::current_exception();
-      }
-    }
-  }
-  lock.lock();
-  in_flight_ -= total;
-  upstream_frees_ += doomed.size();
-  if (failure) {
-    std::rethrow_exception(failure);
-  }
-  return released;
+  return ledger_.return_chunks(lock, *upstream_, doomed);  // outside the lock: cudaFree can be slow
 }
 
 }  // namespace ndcuda::detail

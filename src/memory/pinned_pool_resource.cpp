@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <deque>
-#include <exception>
 #include <map>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "memory/format.hpp"
+#include "memory/pool_ledger.hpp"
 #include "memory/size_math.hpp"
 #include "memory/teardown.hpp"
 
@@ -18,7 +18,6 @@ namespace ndcuda {
 namespace {
 
 using detail::max_size;
-using detail::saturating_sub;
 constexpr std::size_t largest_request = max_size / 2;  // its size class still fits in a size_t
 
 }  // namespace
@@ -33,27 +32,17 @@ struct pinned_pool_resource::impl {
     stream_ordering::token last_use = 0;
   };
 
-  pinned_pool_options options;
+  pinned_pool_options options;  // its limit is only the initial one: ledger holds the limit in force
   std::shared_ptr<chunk_upstream> upstream;
   std::shared_ptr<stream_ordering> ordering;
 
   mutable std::mutex mutex;
   std::map<std::uintptr_t, block> blocks;            // every block, by address
   std::map<std::size_t, std::deque<block*>> cached;  // free blocks by class, oldest first
-  std::size_t used = 0;
-  std::size_t peak_used = 0;
-  std::size_t cached_bytes = 0;
-  std::size_t reserved = 0;
-  std::size_t in_flight = 0;  // being obtained from or returned to upstream; counts toward the limit
-  std::size_t peak_reserved = 0;
-  std::uint64_t allocations = 0;
-  std::uint64_t deallocations = 0;
-  std::uint64_t live = 0;
-  std::uint64_t upstream_allocations = 0;
-  std::uint64_t upstream_frees = 0;
+  detail::pool_ledger ledger;                        // bytes, counts and the limit
 
   impl(pinned_pool_options o, std::shared_ptr<chunk_upstream> u, std::shared_ptr<stream_ordering> ord)
-      : options(o), upstream(std::move(u)), ordering(std::move(ord)) {
+      : options(o), upstream(std::move(u)), ordering(std::move(ord)), ledger(o.limit) {
     if (!upstream || !ordering) {
       throw error(
           "pinned_pool_resource needs an upstream and a stream ordering; pass non-null ones, or use the "
@@ -91,22 +80,6 @@ struct pinned_pool_resource::impl {
     return (n + step - 1) / step * step;
   }
 
-  memory_stats stats_locked() const noexcept {
-    memory_stats st;
-    st.used_bytes = used;
-    st.peak_used_bytes = peak_used;
-    st.cached_bytes = cached_bytes;
-    st.reserved_bytes = reserved;
-    st.peak_reserved_bytes = peak_reserved;
-    st.allocation_count = allocations;
-    st.deallocation_count = deallocations;
-    st.live_allocations = live;
-    st.upstream_allocations = upstream_allocations;
-    st.upstream_frees = upstream_frees;
-    st.limit = options.limit;
-    return st;
-  }
-
   // A cached block of class c whose last use has finished, taken out of the cache.
   block* take_cached(std::size_t c) {
     auto found = cached.find(c);
@@ -119,7 +92,7 @@ struct pinned_pool_resource::impl {
       if (!b->pending || ordering->completed(b->last_use)) {
         settle(*b);
         queue.erase(it);
-        cached_bytes -= b->size;
+        ledger.uncache(b->size);
         return b;
       }
     }
@@ -137,88 +110,46 @@ struct pinned_pool_resource::impl {
   void* hand_out(block* b, std::size_t bytes) noexcept {
     b->in_use = true;
     b->requested = bytes;
-    used += b->size;
-    peak_used = std::max(peak_used, used);
-    ++allocations;
-    ++live;
+    ledger.hand_out(b->size);
     return b->ptr;
   }
 
   // Releases every cached block whose last use has completed. Called with the lock held.
   std::size_t release_completed(std::unique_lock<std::mutex>& lock) {
-    std::vector<std::pair<char*, std::size_t>> doomed;
+    std::vector<detail::pool_ledger::returned_chunk> doomed;
     for (auto& [c, queue] : cached) {
       for (auto it = queue.begin(); it != queue.end();) {
         block* b = *it;
         if (!b->pending || ordering->completed(b->last_use)) {
           settle(*b);
-          doomed.emplace_back(b->ptr, b->size);
+          doomed.push_back({b->ptr, b->size});
           it = queue.erase(it);
         } else {
           ++it;
         }
       }
     }
-    std::size_t total = 0;
-    for (auto& [p, size] : doomed) {
-      blocks.erase(reinterpret_cast<std::uintptr_t>(p));
-      cached_bytes -= size;
-      reserved -= size;
-      in_flight += size;
-      total += size;
+    for (const auto& d : doomed) {
+      blocks.erase(reinterpret_cast<std::uintptr_t>(d.ptr));
+      ledger.uncache(d.size);
     }
-    if (doomed.empty()) {
-      return 0;
-    }
-    lock.unlock();
-    std::exception_ptr failure;
-    std::size_t released = 0;
-    for (auto& [p, size] : doomed) {
-      try {
-        upstream->free_chunk(p, size);
-        released += size;
-      } catch (...) {
-        if (!failure) {
-          failure = std::current_exception();
-        }
-      }
-    }
-    lock.lock();
-    in_flight -= total;
-    upstream_frees += doomed.size();
-    if (failure) {
-      std::rethrow_exception(failure);
-    }
-    return released;
+    return ledger.return_chunks(lock, *upstream, doomed);
   }
 
   // One attempt to pin a new block of class c; nullptr when the limit or upstream says no.
   block* grow(std::unique_lock<std::mutex>& lock, std::size_t c, const stream& s, bool& limit_blocked) {
-    if (options.limit && c > saturating_sub(*options.limit, reserved + in_flight)) {
+    if (c > ledger.room()) {
       limit_blocked = true;
       return nullptr;
     }
-    in_flight += c;  // reserved before upstream is called, given back whatever happens
-    lock.unlock();
-    void* p = nullptr;
-    try {
-      p = upstream->allocate_chunk(c, s);
-    } catch (...) {
-      lock.lock();
-      in_flight -= c;
-      throw;
-    }
-    lock.lock();
-    in_flight -= c;
+    void* p = ledger.obtain_chunk(lock, *upstream, c, s);
     if (p == nullptr) {
       return nullptr;
     }
     try {
       block& b = blocks[reinterpret_cast<std::uintptr_t>(p)];
       b = block{static_cast<char*>(p), c, 0, false, false, 0};
-      reserved += c;
-      peak_reserved = std::max(peak_reserved, reserved);
-      ++upstream_allocations;
+      ledger.add_chunk(c);
       return &b;
     } catch (...) {
       upstream->free_chunk(p, c);
@@ -293,10 +224,8 @@ struct pinned_pool_resource::impl {
     b.requested = 0;
     b.pending = true;
     b.last_use = t;
-    used = saturating_sub(used, b.size);
-    cached_bytes += b.size;
-    ++deallocations;
-    live = live > 0 ? live - 1 : 0;
+    ledger.take_back(b.size);
+    ledger.cache(b.size);
   }
 
   [[noreturn]] void throw_bad_deallocate(void* p, std::size_t bytes, bool cached_block) const {
@@ -320,7 +249,7 @@ struct pinned_pool_resource::impl {
   }
 
   [[noreturn]] void throw_out_of_memory(std::size_t bytes, std::size_t c, std::size_t released, bool limit_blocked) {
-    const memory_stats st = stats_locked();
+    const memory_stats st = ledger.stats();
     std::string message =
         "out of pinned host memory: allocate(" + std::to_string(bytes) + " bytes = " + format_bytes(bytes) + ")";
     if (c != 0) {
@@ -362,23 +291,22 @@ pinned_pool_resource::~pinned_pool_resource() {
 
 memory_stats pinned_pool_resource::stats() const {
   std::lock_guard lock(impl_->mutex);
-  return impl_->stats_locked();
+  return impl_->ledger.stats();
 }
 
 void pinned_pool_resource::reset_peak() {
   std::lock_guard lock(impl_->mutex);
-  impl_->peak_used = impl_->used;
-  impl_->peak_reserved = impl_->reserved;
+  impl_->ledger.reset_peak();
 }
 
 void pinned_pool_resource::set_limit(std::optional<std::size_t> bytes) {
   std::lock_guard lock(impl_->mutex);
-  impl_->options.limit = bytes;
+  impl_->ledger.set_limit(bytes);
 }
 
 std::optional<std::size_t> pinned_pool_resource::limit() const {
   std::lock_guard lock(impl_->mutex);
-  return impl_->options.limit;
+  return impl_->ledger.limit();
 }
 
 std::size_t pinned_pool_resource::free_all_blocks() {

@@ -1,6 +1,6 @@
 // Stream ordering and graph capture rules: the hooks that keep captured graphs' arrays alive, and
 // the checks before a host wait or a cross-stream dependency. Builds on device/stream.hpp;
-// implemented in src/device/{graph,capture}.cpp.
+// implemented in src/device/{capture_retention,capture_scope,capture}.cpp.
 #pragma once
 
 #include <functional>
