@@ -26,7 +26,8 @@ index_item to_index_item(const I& i) {
 template <array_element E>
 class ndarray;
 /// What a(idx) gives for an advanced index (integer arrays, masks): a proxy that gathers when read
-/// and scatters when assigned to. Defined in ops/indexing.hpp (include <ndcuda/ndcuda.hpp>).
+/// and scatters when assigned to. Defined in ops/indexed.hpp (include <ndcuda/ops/indexing.hpp>
+/// or <ndcuda/ndcuda.hpp>).
 template <array_element E>
 class indexed;
 struct static_size;
@@ -44,11 +45,12 @@ template <class U, class A>
 inline constexpr bool is_advanced_index<std::vector<U, A>> = true;
 template <class U, std::size_t N>
 inline constexpr bool is_advanced_index<std::span<U, N>> = true;
-/// Builds the proxy (ops/indexing.hpp).
+/// Builds the proxy (defined in ops/indexed.hpp).
 template <array_element E, class... I>
 indexed<E> make_indexed(const ndarray<E>& source, const I&... index);
 /// a(mask, nd::size(k), fill): nd::size (ops/static_size.hpp) among the arguments. The result is a
-/// const copy, so that writing to it (which could not reach a) does not compile.
+/// const copy, so that writing to it (which could not reach a) does not compile. make_sized_read
+/// is defined in ops/detail/sized_mask_read.hpp.
 template <class I>
 inline constexpr bool is_static_size = std::is_same_v<I, static_size>;
 template <array_element E, class... I>
