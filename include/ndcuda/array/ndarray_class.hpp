@@ -1,6 +1,6 @@
 /// @file
 /// The class ndarray<T> (construction, assignment, shape queries, views, copies); its element writes
-/// and host I/O are defined in array/detail/ndarray_writes.hpp and array/ndarray_host_io.hpp, so
+/// and host I/O are defined in array/ndarray_writes.hpp and array/ndarray_host_io.hpp, so
 /// include <ndcuda/array/ndarray.hpp>. Builds on array/view_math.hpp (layout rules),
 /// array/detail/index_dispatch.hpp, memory/detail/buffer.hpp and array/detail/kernels.hpp.
 #pragma once
@@ -298,7 +298,7 @@ class ndarray {
   template <array_element>
   friend class ndarray;
 
-  // Element writes (the `&&` assignments, assign()): array/detail/ndarray_writes.hpp.
+  // Element writes (the `&&` assignments, assign()): array/ndarray_writes.hpp.
   template <array_element U>
   void assign_elements(const ndarray<U>& other) const;
   void fill_elements(const E& value) const;

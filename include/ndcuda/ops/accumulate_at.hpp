@@ -4,7 +4,7 @@
 #pragma once
 
 #include <ndcuda/array/creation.hpp>
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/expr/operand_array.hpp>
 #include <ndcuda/ops/detail/index_arguments.hpp>

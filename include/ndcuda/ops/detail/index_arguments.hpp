@@ -6,7 +6,7 @@
 
 #include <cstdint>
 #include <ndcuda/array/creation.hpp>
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/expr/evaluate.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
 #include <type_traits>

@@ -3,7 +3,7 @@
 // ops/detail/indexing_entry.hpp (extract_rows) and ops/static_size.hpp.
 #pragma once
 
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/ops/detail/index_arguments.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
