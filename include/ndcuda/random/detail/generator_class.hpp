@@ -1,7 +1,9 @@
 /// @file
-/// nd::random::generator, spelled as NumPy's Generator: every distribution returns a lazy draw that
-/// fuses into expressions and reductions, materialised when assigned to an array. Counter-based
-/// Philox-4x32-10 whose offset lives on the device. Builds on random/detail/{draw,specs}.hpp.
+/// The class nd::random::generator, spelled as NumPy's Generator: every distribution returns a lazy
+/// draw that fuses into expressions and reductions, materialised when assigned to an array.
+/// Counter-based Philox-4x32-10 whose offset lives on the device. The sampling and shuffling
+/// members are only declared here: random/shuffling.hpp defines them, and users include
+/// <ndcuda/random/generator.hpp>, which brings both. Builds on random/detail/{draw,specs}.hpp.
 #pragma once
 
 #include <algorithm>
@@ -271,7 +273,7 @@ class generator {
     return detail::node<detail::bits_spec>(leaf<1, 2, std::uint64_t>(size, s));
   }
 
-  // Sampling and shuffling (random/shuffling.hpp; include <ndcuda/random.hpp>). Eager: arrays.
+  // Sampling and shuffling, defined in random/shuffling.hpp. Eager: they return arrays.
   /// A random ordering of 0..n-1 (int64): NumPy's permutation(n).
   [[nodiscard]] ndarray<std::int64_t> permutation(index_t n, stream_arg s = {}) const;
   /// A copy of `x` with its slices along `axis` in a random order: NumPy's permutation(x, axis).
@@ -346,4 +348,3 @@ class generator {
 }
 
 }  // namespace ndcuda::random
-#include <ndcuda/random/shuffling.hpp>
