@@ -1,7 +1,9 @@
 /// @file
-/// distributed_array<T>: a global shape laid over the ranks of a communicator by a sharding spec,
-/// one ndarray<T> shard per local rank on that rank's stream. Builds on array/ndarray.hpp and
-/// dist/{communicator,sharding}.hpp; movement, creation and operations live in their own headers.
+/// The class distributed_array<T>: a global shape laid over the ranks of a communicator by a
+/// sharding spec, one ndarray<T> shard per local rank on that rank's stream. The movement members
+/// (gather, to_host, reshard, replicate) are only declared here: dist/movement.hpp defines them,
+/// and users include <ndcuda/dist/distributed_array.hpp>, which brings both. Builds on
+/// array/ndarray.hpp and dist/{communicator,sharding}.hpp.
 #pragma once
 
 #include <ndcuda/array/creation.hpp>
@@ -156,7 +158,7 @@ class distributed_array {
     return block_of(shape_[static_cast<std::size_t>(axis())], comm_.size(), rank);
   }
 
-  // ---- movement (dist/movement.hpp) -------------------------------------------------------------
+  // ---- movement (defined in dist/movement.hpp) -------------------------------------------------
 
   /// The whole array on `device` (which need not be one of the ranks'), C-contiguous, ordered on
   /// that device's default stream after every shard. Single-process communicators only; in
@@ -199,5 +201,3 @@ class distributed_array {
 };
 
 }  // namespace ndcuda::dist
-
-#include <ndcuda/dist/movement.hpp>
