@@ -1,8 +1,9 @@
 /// @file
-/// nd::matmul_expr: what nd::matmul returns, a lazy product (as reductions are lazy nodes). On its
-/// own it is one cuBLAS call, as before; evaluated as act(matmul + bias) it is ONE cuBLASLt call
-/// with a bias/ReLU/GELU epilogue (linalg/detail/epilogue_rewrite.hpp). Builds on
-/// ops/evaluate.hpp (opaque_node, lazy_rewrite) and linalg/detail/entry_points.hpp.
+/// The lazy node nd::matmul_expr (what nd::matmul returns, as reductions are lazy nodes) and the
+/// linalg::activation of epilogues. On its own the node is one cuBLAS call; the rewrite of
+/// act(matmul + bias) into one cuBLASLt call is linalg/detail/epilogue_rewrite.hpp, which builds on
+/// this file, and <ndcuda/linalg/matmul_expr.hpp> includes both before it defines nd::matmul. Builds
+/// on ops/evaluate.hpp (opaque_node, is_expr) and linalg/detail/{entry_points,matmul_plan}.hpp.
 #pragma once
 
 #include <ndcuda/core/detail/nvtx.hpp>
@@ -124,21 +125,4 @@ inline constexpr bool has_lazy_v<matmul_expr<R>> = true;
 
 }  // namespace detail
 
-/// numpy.matmul (Python's @), lazily: the product is computed where the value is used (see
-/// matmul_expr). 1-d operands are promoted to matrices and that axis is removed from the result;
-/// batch axes broadcast; dtypes promote (int32 @ float32 is float64). Float and complex go through
-/// one cuBLAS call that reads transposed and strided views in place (a copy only when cuBLAS cannot
-/// express the layout); float16/bfloat16 use tensor cores with float32 accumulation; float32 stays
-/// exact unless linalg::set_allow_tf32(true); integers and bool are exact (NumPy's wrap-around).
-/// Runs on a's stream. Expression operands are evaluated now.
-template <array_operand X, array_operand Y>
-[[nodiscard]] auto matmul(const X& x, const Y& y) {
-  const ndcuda::detail::op_range<"nd::matmul"> nvtx;
-  using R = promote_t<linalg::detail::value_t<X>, linalg::detail::value_t<Y>>;
-  return matmul_expr<R>(linalg::detail::erase(linalg::detail::to_array(x)),
-                        linalg::detail::erase(linalg::detail::to_array(y)));
-}
-
 }  // namespace ndcuda
-
-#include <ndcuda/linalg/detail/epilogue_rewrite.hpp>
