@@ -8,6 +8,7 @@
 #include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/device/stream.hpp>
+#include <span>
 
 namespace ndcuda::detail {
 
@@ -35,5 +36,10 @@ template <class E>
 [[nodiscard]] leaf_ref leaf_of(const ndarray<E>& a) {
   return leaf_ref{a.data(), &a.layout(), dtype_of<E>, &a.stream(), a.device(), &a.owner_ref()};
 }
+
+/// Makes the graph being captured on `s` (if any, opened by nd::capture) hold the buffers of
+/// `leaves`: the one call every launch path over leaf_refs makes (the engine's, and the routines'
+/// that launch their own kernels or CUB calls on leaf_refs).
+void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves);
 
 }  // namespace ndcuda::detail

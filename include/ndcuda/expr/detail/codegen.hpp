@@ -53,9 +53,6 @@ class value_table {
 /// The statement storing `root` into an output of dtype `out` (a tree without interned values).
 [[nodiscard]] std::string store_statement(dtype out, const node_code& root);
 
-/// Makes the graph being captured on `s` (if any, opened by nd::capture) hold the buffers of
-/// `leaves`: the one call every launch path over leaf_refs makes (elementwise, reductions).
-void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves);
 
 /// What every launch over leaf_refs (elementwise, reductions, row programs) does before it queues
 /// its kernel on `s`: `s` waits for the inputs' streams, and a graph being captured keeps `out` and
