@@ -93,10 +93,12 @@ bool values_differ_by_design(const std::string& name, const std::string& dtype) 
 /// 0 where both sides round one IEEE operation (or none), else CUDA's documented bound (asinhf 3,
 /// acoshf 4, hypotf 3, powf/pow 2, cyl_bessel_i0 6) plus NumPy's own error (its float32 i0 runs a
 /// 30-term Chebyshev series in float32); composed formulas (logaddexp, sinc) add their roundings.
+/// gelu: tanh differs by up to 2 ulp between NumPy, the host's libm and CUDA, and 1 + tanh(...)
+/// amplifies that up to 3 times on the case file's inputs (none below -1).
 int ulps_for(const std::string& name) {
   static const std::map<std::string, int> m = {{"arcsinh", 5},   {"arccosh", 5},    {"arctanh", 5}, {"hypot", 4},
                                                {"logaddexp", 6}, {"logaddexp2", 6}, {"sinc", 6},    {"float_power", 3},
-                                               {"i0", 32},       {"deg2rad", 1},    {"rad2deg", 1}, {"gelu", 4}};
+                                               {"i0", 32},       {"deg2rad", 1},    {"rad2deg", 1}, {"gelu", 8}};
   const auto it = m.find(name);
   return it == m.end() ? 0 : it->second;
 }

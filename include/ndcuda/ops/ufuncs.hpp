@@ -64,6 +64,8 @@ auto unary(A&& a) {
     return detail::binary<detail::tag##_op>(std::forward<A>(a), std::forward<B>(b));    \
   }
 
+// The table. The tests read it (tests/ops/ufunc_row_list.cmake: keep each row at the start of its
+// line), and a row without NumPy's cases fails them: docs/contributing.md, "A ufunc".
 /// NumPy's add: `a + b` elementwise, broadcast, dtypes promoted as NumPy 2 does (a lazy node).
 NDCUDA_BINARY_UFUNC(add, "ndcuda::nd_add", call, same, same, any_type, "")
 /// NumPy's subtract: `a - b` elementwise; booleans are refused, as in NumPy.
