@@ -15,7 +15,7 @@ using half = ::__half;
 using bfloat16 = ::__nv_bfloat16;
 #endif
 
-// An enumerator, not a static member, which would become a __device__ variable (ufuncs_core.cuh).
+// An enumerator, not a static member, which would become a __device__ variable (ufuncs_common.cuh).
 template <class T>
 struct is_complex {
   enum : bool { value = false };

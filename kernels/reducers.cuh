@@ -23,7 +23,7 @@ struct real_of<complex<T>> {
   using type = T;
 };
 
-// Enumerators, not static members, which would become __device__ variables (ufuncs_core.cuh).
+// Enumerators, not static members, which would become __device__ variables (ufuncs_common.cuh).
 template <class T>
 struct is_float_type {
   enum : bool { value = false };

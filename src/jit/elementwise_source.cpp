@@ -10,8 +10,8 @@ namespace {
 
 constexpr const char* aliases[] = {"x", "y", "z", "w"};
 
-// The helpers of kernels/ufuncs_core.cuh: a body that calls only these parses that small header
-// instead of all of ufuncs.cuh (and what it includes), about 4 ms of each compile (docs/jit.md).
+// The helpers of kernels/ufuncs_core.cuh (the core families): a body that calls only these parses
+// those instead of all of ufuncs.cuh, about 4 ms of each compile (docs/jit.md).
 constexpr std::string_view core_ufuncs[] = {"nd_add",     "nd_subtract", "nd_multiply", "nd_true_divide", "nd_negative",
                                             "nd_maximum", "nd_minimum",  "nd_fmax",     "nd_fmin",        "nd_abs",
                                             "nd_isnan",   "nd_isinf",    "nd_isfinite"};

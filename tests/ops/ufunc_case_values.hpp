@@ -1,5 +1,6 @@
-// NumPy's values as the ufunc case files write them (tests/data/ufunc_cases_19*.txt) and the dtype a
-// case names: what ufunc_table_more_test and ufunc_table_19b_test share. Builds on ufunc_table_support.hpp.
+// NumPy's values as the ufunc case files write them (tests/data/ufunc_row_cases.txt and
+// ufunc_cases_19b.txt) and the dtype a case names: what ufunc_row_cases_test and
+// ufunc_table_19b_test share. Builds on ufunc_table_support.hpp.
 #pragma once
 
 #include <cstdlib>

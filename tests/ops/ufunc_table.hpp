@@ -3,7 +3,9 @@
 // special values (NaN, +-inf, +-0, subnormals, integer extremes) and fresh random inputs.
 //
 // One row per spelling: {name, the call on ndarrays, the device helper, the reference, dtypes,
-// tolerance}; adding a ufunc is one row. Each row runs three ways:
+// tolerance}. A row of ops/ufuncs.hpp needs a row here or NumPy's own cases in
+// tests/data/ufunc_row_cases.txt (ufunc_row_cases_test.cpp), as new ufuncs have: each part checks
+// that against the table's list of rows (ufunc_row_names.hpp). Each row here runs three ways:
 //  - GPU:        the fused kernel on the device (skips without a GPU);
 //  - emulated:   the same kernels/ufuncs.cuh helpers compiled on the host with the inputs the
 //                kernel sees, checked against the same reference and tolerance (always runs, so a
@@ -16,6 +18,7 @@
 // complex functions normwise, with the reason where the bound is loose.
 #pragma once
 
+#include "ops/ufunc_row_names.hpp"
 #include "ops/ufunc_table_runner.hpp"
 
 namespace {
@@ -275,7 +278,7 @@ std::vector<row> all_rows() {
   // hypotf: 3 ulp (hypot: 1) for |complex|; exact for reals.
   constexpr tolerance abs_tol{4, 0, true};
   add_row(make_row<1, same_in>(
-      "absolute", IN(all_types), [](auto a) { return nd::absolute(a); }, EMU(nd_abs), abs_ref, abs_tol));
+      "abs", IN(all_types), [](auto a) { return nd::abs(a); }, EMU(nd_abs), abs_ref, abs_tol));
   const auto sign_ref = [](auto, auto a) {
     using W = decltype(a);
     if constexpr (is_r<W>) {
@@ -450,20 +453,6 @@ std::vector<row> all_rows() {
   return rows;
 }
 
-/// Every ufunc of expr/operation.hpp and functions.hpp (the operators and aliases are checked by
-/// spellings_agree), but those of issue 19 (ops/math_functions.hpp: hypot, fmod, gcd, sinc, ...),
-/// which ufunc_table_more_test.cpp checks against NumPy's own values and a long double reference.
-constexpr const char* every_ufunc[] = {
-    "add",         "subtract",    "multiply",   "true_divide",   "floor_divide", "remainder",  "power",
-    "negative",    "maximum",     "minimum",    "fmax",          "fmin",         "equal",      "not_equal",
-    "less",        "less_equal",  "greater",    "greater_equal", "logical_and",  "logical_or", "logical_xor",
-    "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",   "invert",       "left_shift", "right_shift",
-    "absolute",    "sign",        "isnan",      "isinf",         "isfinite",     "real",       "imag",
-    "conj",        "floor",       "ceil",       "trunc",         "round",        "rint",       "arctan2",
-    "sqrt",        "cbrt",        "exp",        "exp2",          "expm1",        "log",        "log2",
-    "log10",       "log1p",       "sin",        "cos",           "tan",          "arcsin",     "arccos",
-    "arctan",      "sinh",        "cosh",       "tanh",          "where",        "clip"};
-
 /// Rows with at least one case in this part, by index.
 inline std::vector<std::size_t> non_empty(const std::vector<row>& rows) {
   std::vector<std::size_t> v;
@@ -524,30 +513,34 @@ constexpr bool all_spellings_agree(types<Ts...>) {
 
 /// The tests of one part: Suite runs every row on the GPU (skipped without one) and through the
 /// emulated helpers on the host (always).
-#define NDCUDA_UFUNC_TABLE_PART(Part, Suite)                                                              \
-  static_assert(all_spellings_agree(Part{}));                                                             \
-  class Suite : public ::testing::TestWithParam<std::size_t> {                                            \
-   public:                                                                                                \
-    static const std::vector<row>& table() {                                                              \
-      static const std::vector<row> rows = all_rows<Part>();                                              \
-      return rows;                                                                                        \
-    }                                                                                                     \
-  };                                                                                                      \
-  TEST_P(Suite, GpuMatchesNumpyReference) {                                                               \
-    NDCUDA_REQUIRE_GPU();                                                                                 \
-    const row& r = table()[GetParam()];                                                                   \
-    for (const dtype_case& c : r.cases) c.gpu(r.name + "[" + std::string(nd::name(c.type)) + "]");        \
-  }                                                                                                       \
-  TEST_P(Suite, DeviceHelpersOnHostMatchNumpyReference) {                                                 \
-    const row& r = table()[GetParam()];                                                                   \
-    for (const dtype_case& c : r.cases) c.emulated(r.name + "[" + std::string(nd::name(c.type)) + "]");   \
-  }                                                                                                       \
-  INSTANTIATE_TEST_SUITE_P(                                                                               \
-      Ops, Suite, ::testing::ValuesIn(non_empty(Suite::table())),                                         \
-      [](const ::testing::TestParamInfo<std::size_t>& info) { return Suite::table()[info.param].name; }); \
-  TEST(Suite##Rows, EveryOperationHasARow) {                                                              \
-    for (const char* u : every_ufunc) {                                                                   \
-      const auto& t = Suite::table();                                                                     \
-      EXPECT_TRUE(std::any_of(t.begin(), t.end(), [&](const row& r) { return r.name == u; })) << u;       \
-    }                                                                                                     \
+#define NDCUDA_UFUNC_TABLE_PART(Part, Suite)                                                                 \
+  static_assert(all_spellings_agree(Part{}));                                                                \
+  class Suite : public ::testing::TestWithParam<std::size_t> {                                               \
+   public:                                                                                                   \
+    static const std::vector<row>& table() {                                                                 \
+      static const std::vector<row> rows = all_rows<Part>();                                                 \
+      return rows;                                                                                           \
+    }                                                                                                        \
+  };                                                                                                         \
+  TEST_P(Suite, GpuMatchesNumpyReference) {                                                                  \
+    NDCUDA_REQUIRE_GPU();                                                                                    \
+    const row& r = table()[GetParam()];                                                                      \
+    for (const dtype_case& c : r.cases) c.gpu(r.name + "[" + std::string(nd::name(c.type)) + "]");           \
+  }                                                                                                          \
+  TEST_P(Suite, DeviceHelpersOnHostMatchNumpyReference) {                                                    \
+    const row& r = table()[GetParam()];                                                                      \
+    for (const dtype_case& c : r.cases) c.emulated(r.name + "[" + std::string(nd::name(c.type)) + "]");      \
+  }                                                                                                          \
+  INSTANTIATE_TEST_SUITE_P(                                                                                  \
+      Ops, Suite, ::testing::ValuesIn(non_empty(Suite::table())),                                            \
+      [](const ::testing::TestParamInfo<std::size_t>& info) { return Suite::table()[info.param].name; });    \
+  TEST(Suite##Rows, EveryUfuncRowHasNumpyCasesOrATableRow) {                                                 \
+    const auto& t = Suite::table();                                                                          \
+    ASSERT_FALSE(ufunc_rows::numpy_case_names().empty()) << "missing tests/data/ufunc_row_cases.txt";        \
+    for (const ufunc_rows::row_name& u : ufunc_rows::all()) {                                                \
+      const bool in_table = std::any_of(t.begin(), t.end(), [&](const row& r) { return r.name == u.name; }); \
+      EXPECT_TRUE(in_table || ufunc_rows::numpy_case_names().count(u.name))                                  \
+          << u.name << ": a row of ops/ufuncs.hpp without NumPy's cases; add it to "                         \
+          << "tests/data/gen_ufunc_row_cases.py and rerun it (docs/contributing.md, \"A ufunc\")";           \
+    }                                                                                                        \
   }

@@ -291,7 +291,7 @@ nd::ndarray<double> host_array(const std::string& shape_and_values, std::size_t&
   return nd::asarray(v, shape);
 }
 
-// ---- the device helpers on the host (kernels/ufuncs_parts.cuh compiled as C++) --------------------
+// ---- the device helpers on the host (kernels/ufuncs_float_parts.cuh and ufuncs_rounding.cuh, as C++) --
 
 /// The real type a kernel computes a dtype's parts in (float for float16, P for complex<P>).
 template <class T>

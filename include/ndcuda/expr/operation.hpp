@@ -1,6 +1,6 @@
 // What an operation of an expression node is to the engine: how the fused kernel spells it (a
 // kernels/ helper or a C++ operator), the dtype its operands convert to and its result dtype, plus
-// the result and operand rules the ufunc rows (ops/detail/ufunc_rows.hpp) are written with, and the
+// the result and operand rules the ufunc rows (ops/ufuncs.hpp) are written with, and the
 // two operations the engine itself builds (where, astype's cast). An operation that spells itself
 // (`spells_itself`, e.g. a random draw or isclose) returns a node_code built with converted_code
 // and call_label. The engine's public face for routines that add operations. Builds on

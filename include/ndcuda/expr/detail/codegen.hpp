@@ -53,7 +53,6 @@ class value_table {
 /// The statement storing `root` into an output of dtype `out` (a tree without interned values).
 [[nodiscard]] std::string store_statement(dtype out, const node_code& root);
 
-
 /// What every launch over leaf_refs (elementwise, reductions, row programs) does before it queues
 /// its kernel on `s`: `s` waits for the inputs' streams, and a graph being captured keeps `out` and
 /// the inputs alive. release_sources_after is its other half.
