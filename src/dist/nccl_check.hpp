@@ -25,7 +25,7 @@ inline void check_nccl(ncclResult_t code, const char* call) {
 /// The NCCL type reducing `type` with `op` and how many NCCL elements one element is (2 for a
 /// complex sum, reduced as its real and imaginary parts); nullopt when NCCL cannot do it.
 struct nccl_mapping {
-  ncclDataType_t type;
+  ncclDataType_t type{};
   std::size_t multiplier = 1;
 };
 [[nodiscard]] std::optional<nccl_mapping> nccl_type(dtype type, reduce_op op) noexcept;

@@ -29,10 +29,10 @@ namespace {
 using namespace ndcuda::linalg::detail;  // NOLINT: erased_array helpers
 
 struct plan_key {
-  int device;
-  cufftType type;
+  int device = 0;
+  cufftType type{};
   std::vector<long long> n;
-  long long batch;
+  long long batch = 0;
   friend bool operator==(const plan_key&, const plan_key&) = default;
 };
 

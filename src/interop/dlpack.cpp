@@ -1,5 +1,6 @@
 // DLPack export and import: the only place that allocates or frees DLPack structs.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <ndcuda/core/checked_size.hpp>
@@ -157,7 +158,9 @@ dlpack_import check_tensor(const DLTensor& t, dtype expected) {
              detail_format_address(first));
     }
   }
-  out.data = reinterpret_cast<void*>(first);
+  // By pointer arithmetic, not from the integer, so the address keeps its provenance. A NULL data
+  // (only an empty tensor has one) stays NULL whatever byte_offset says: nothing lies there.
+  out.data = t.data == nullptr ? nullptr : static_cast<std::byte*>(t.data) + t.byte_offset;
   return out;
 }
 

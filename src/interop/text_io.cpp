@@ -99,7 +99,7 @@ struct element {
 
 element element_at(dtype type, const unsigned char* p) {
   const auto load = [p]<class T>(T) {
-    T v;
+    T v{};
     std::memcpy(&v, p, sizeof v);
     return v;
   };

@@ -162,7 +162,8 @@ void kernel_args::packer::launch(const loaded_kernel& k, dim3 grid, dim3 block, 
                 std::to_string(count_) + " were packed; please report this");
   }
   check_arguments(k, sizes_.data(), count_);
-  std::array<void*, max_params> pointers;  // the first count_ are set
+  // The first count_ are set and only those are read: no zeroing per launch.
+  std::array<void*, max_params> pointers;  // NOLINT(cppcoreguidelines-pro-type-member-init): see above
   for (std::size_t i = 0; i < count_; ++i) {
     pointers[i] = data_ + offsets_[i];
   }

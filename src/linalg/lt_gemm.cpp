@@ -52,11 +52,21 @@ struct lt_descriptors {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulPreference_t pref = nullptr;
   ~lt_descriptors() {
-    if (pref != nullptr) (void)cublasLtMatmulPreferenceDestroy(pref);
-    if (c != nullptr) (void)cublasLtMatrixLayoutDestroy(c);
-    if (b != nullptr) (void)cublasLtMatrixLayoutDestroy(b);
-    if (a != nullptr) (void)cublasLtMatrixLayoutDestroy(a);
-    if (op != nullptr) (void)cublasLtMatmulDescDestroy(op);
+    if (pref != nullptr) {
+      (void)cublasLtMatmulPreferenceDestroy(pref);
+    }
+    if (c != nullptr) {
+      (void)cublasLtMatrixLayoutDestroy(c);
+    }
+    if (b != nullptr) {
+      (void)cublasLtMatrixLayoutDestroy(b);
+    }
+    if (a != nullptr) {
+      (void)cublasLtMatrixLayoutDestroy(a);
+    }
+    if (op != nullptr) {
+      (void)cublasLtMatmulDescDestroy(op);
+    }
   }
 };
 

@@ -3,11 +3,12 @@
 // runtime; the blocks are the allocator's (2 MiB-aligned operator new).
 #include <algorithm>
 #include <cstddef>
-#include <deque>
 #include <mutex>
 #include <ndcuda/memory/host_vector.hpp>
 #include <new>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace ndcuda {
 
@@ -71,21 +72,30 @@ class host_block_cache {
   void evict_to(std::size_t bytes) noexcept {
     while (kept_ > bytes) {
       const block oldest = blocks_.front();
-      blocks_.pop_front();
+      blocks_.erase(blocks_.begin());
       kept_ -= oldest.bytes;
-      ::operator delete (oldest.p, oldest.bytes, std::align_val_t{detail::huge_block_alignment});
+      // Unsized, as host_allocator frees: the sized form is declared only under
+      // -fsized-deallocation, which clang before 19 leaves off.
+      ::operator delete (oldest.p, std::align_val_t{detail::huge_block_alignment});
     }
   }
 
   std::mutex mutex_;
-  std::deque<block> blocks_;
+  // Oldest first. A vector rather than a deque, whose constructor allocates: this one cannot throw,
+  // so cache() cannot fail. Dropping the front moves the others, a few thousand at most (blocks are
+  // 2 MiB or more under a 4 GiB limit by default), which is nothing beside the munmap it comes with.
+  std::vector<block> blocks_;
   std::size_t kept_ = 0;
   std::size_t limit_ = std::size_t{4} << 30;
 };
 
+static_assert(std::is_nothrow_default_constructible_v<host_block_cache>);
+
 // Never destroyed: host_vectors with static storage may release their blocks after it would be.
+// Built in static storage, not on the heap, so the first call allocates nothing and cannot fail.
 host_block_cache& cache() noexcept {
-  static auto* const instance = new host_block_cache;
+  alignas(host_block_cache) static std::byte storage[sizeof(host_block_cache)];
+  static host_block_cache* const instance = ::new (static_cast<void*>(storage)) host_block_cache;
   return *instance;
 }
 

@@ -185,10 +185,12 @@ void radix_select(const key_format& f, const void* keys, index_t n, index_t k, b
   const int key_bits = static_cast<int>(f.bytes * 8);
   const int passes = (key_bits + digit_bits - 1) / digit_bits;
   const dense_elements state = scratch(5 * sizeof(std::uint64_t), s);
-  const dense_elements hist = scratch(checked_bytes(passes * digit_bins, sizeof(std::uint64_t)), s);
+  const index_t hist_words = index_t{passes} * digit_bins;
+  const dense_elements hist = scratch(checked_bytes(hist_words, sizeof(std::uint64_t)), s);
   check_cuda(cudaMemsetAsync(state.writable(), 0, 5 * sizeof(std::uint64_t), s.handle()), "topk: clearing state");
-  check_cuda(cudaMemsetAsync(hist.writable(), 0, passes * digit_bins * sizeof(std::uint64_t), s.handle()),
-             "topk: clearing histograms");
+  check_cuda(
+      cudaMemsetAsync(hist.writable(), 0, static_cast<std::size_t>(hist_words) * sizeof(std::uint64_t), s.handle()),
+      "topk: clearing histograms");
   auto* st = static_cast<unsigned long long*>(state.writable());
   auto* h = static_cast<unsigned long long*>(hist.writable());
   const auto un = static_cast<unsigned long long>(n);
@@ -204,10 +206,11 @@ void radix_select(const key_format& f, const void* keys, index_t n, index_t k, b
       remaining -= width;
       const int shift = remaining;
       const int first = p == 0 ? 1 : 0;
-      hk.launch(hist_config, s, keys, un, flip, static_cast<const unsigned long long*>(st), h + p * digit_bins, shift,
-                width, first);
-      sk.launch(launch_config{dim3(1), dim3(256), 0}, s, static_cast<const unsigned long long*>(h + p * digit_bins), st,
-                shift, width, kk, first);
+      unsigned long long* const pass_hist = h + std::ptrdiff_t{p} * digit_bins;
+      hk.launch(hist_config, s, keys, un, flip, static_cast<const unsigned long long*>(st), pass_hist, shift, width,
+                first);
+      sk.launch(launch_config{dim3(1), dim3(256), 0}, s, static_cast<const unsigned long long*>(pass_hist), st, shift,
+                width, kk, first);
     }
     using U = decltype(flip);
     const dense_elements cand_keys = scratch(checked_bytes(k, f.bytes), s);

@@ -75,7 +75,7 @@ void fill(const ndarray<E>& a, const E& value) {
 
 /// Uninitialised memory of `shape` (C order).
 template <array_element E>
-ndarray<E> empty(shape_t shape, std::optional<stream> s = std::nullopt) {
+ndarray<E> empty(shape_t shape, const std::optional<stream>& s = std::nullopt) {
   // Checked before the stream too: a shape too big is refused even where no device is.
   const std::size_t bytes = checked_nbytes(shape, sizeof(E));
   const stream st = detail::stream_or_default(s);
@@ -127,7 +127,7 @@ ndarray<E> full_like(const ndarray<E>& a, E value) {
 /// NumPy's arange: ceil((stop - start) / step) values start, start + step, ... Integers are
 /// computed exactly in int64, everything else in double and then converted.
 template <array_element E>
-ndarray<E> arange(double start, double stop, double step = 1.0, std::optional<stream> s = std::nullopt) {
+ndarray<E> arange(double start, double stop, double step = 1.0, const std::optional<stream>& s = std::nullopt) {
   const ndcuda::detail::op_range<"nd::arange"> nvtx;
   static_assert(!is_complex(dtype_of<E>) && dtype_of<E> != dtype::bool_, "arange: real numeric types only");
   if (step == 0) {
@@ -158,7 +158,7 @@ ndarray<E> arange(double stop, std::optional<stream> s = std::nullopt) {
 /// in double as NumPy does (start + i * step, the last one exactly stop); integer types round down.
 template <array_element E>
 ndarray<E> linspace(double start, double stop, index_t num = 50, bool endpoint = true,
-                    std::optional<stream> s = std::nullopt) {
+                    const std::optional<stream>& s = std::nullopt) {
   const ndcuda::detail::op_range<"nd::linspace"> nvtx;
   static_assert(!is_complex(dtype_of<E>) && dtype_of<E> != dtype::bool_, "linspace: real numeric types only");
   const detail::linspace_sequence seq_of = detail::linspace_of(start, stop, num, endpoint);

@@ -82,10 +82,12 @@ class host_allocator {
   /// Releases storage from allocate(n), with the same n.
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
+    // Unsized: the sized form is declared only under -fsized-deallocation, which clang before 19
+    // leaves off (a clang user's build would not compile).
     if (bytes < detail::huge_block_bytes) {
-      ::operator delete (p, bytes, std::align_val_t{alignof(T)});
+      ::operator delete (p, std::align_val_t{alignof(T)});
     } else if (!detail::keep_host_block(p, bytes)) {
-      ::operator delete (p, bytes, std::align_val_t{detail::huge_block_alignment});
+      ::operator delete (p, std::align_val_t{detail::huge_block_alignment});
     }
   }
 

@@ -168,6 +168,7 @@ ndarray<E> column_stack(std::span<const ndarray<E>> arrays, std::optional<stream
 }
 
 // The vector and braced-list spellings of the four above.
+// NOLINTBEGIN(bugprone-macro-parentheses): fn names the function template; (fn)<E> would not parse.
 #define NDCUDA_JOIN_OVERLOADS(fn)                                                                   \
   template <array_element E>                                                                        \
   ndarray<E> fn(const std::vector<ndarray<E>>& arrays, std::optional<stream> s = std::nullopt) {    \
@@ -177,6 +178,7 @@ ndarray<E> column_stack(std::span<const ndarray<E>> arrays, std::optional<stream
   ndarray<E> fn(std::initializer_list<ndarray<E>> arrays, std::optional<stream> s = std::nullopt) { \
     return fn<E>(std::span<const ndarray<E>>(arrays.begin(), arrays.size()), s);                    \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 /// np.hstack of a vector or braced list of arrays. @{
 NDCUDA_JOIN_OVERLOADS(hstack)
 /// @}

@@ -17,10 +17,10 @@ namespace ndcuda::detail {
 /// What a reduction computes: values of dtype `value` (the map's), folded by `kind` in `acc`,
 /// stored as `out`.
 struct reduce_spec {
-  reduce_kind kind;
-  dtype value;
-  dtype acc;
-  dtype out;
+  reduce_kind kind{};
+  dtype value{};
+  dtype acc{};
+  dtype out{};
   friend bool operator==(const reduce_spec&, const reduce_spec&) = default;
 };
 

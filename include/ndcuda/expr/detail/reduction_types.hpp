@@ -107,18 +107,18 @@ constexpr dtype acc_int64(dtype, dtype) noexcept {
 
 /// One reduction: everything the engine and the public functions need to know about it.
 struct reduction_row {
-  reduce_kind kind;
+  reduce_kind kind{};
   /// NumPy's name in messages ("sum", and "norm" for every norm).
-  const char* name;
+  const char* name = nullptr;
   /// The generated kernels' name (a C identifier).
-  const char* kernel;
+  const char* kernel = nullptr;
   /// The reducer of kernels/reducers.cuh, with {v}, {a}, {o} standing for the CUDA spellings of
   /// the value, accumulator and result dtypes.
-  const char* reducer;
+  const char* reducer = nullptr;
   /// NumPy's message for an empty reduction; nullptr: the kind has an identity (sum of nothing is 0).
-  const char* empty_message;
-  dtype (*result)(dtype values);
-  dtype (*accumulator)(dtype values, dtype result);
+  const char* empty_message = nullptr;
+  dtype (*result)(dtype values) = nullptr;
+  dtype (*accumulator)(dtype values, dtype result) = nullptr;
   /// The result depends on the elements' positions (argmin/argmax): the reduced dimensions keep
   /// their logical C order.
   bool keeps_order = false;
