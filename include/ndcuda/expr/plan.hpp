@@ -96,6 +96,18 @@ const reduction_state& reduction_state_for(const inputs_of<N>& in) {
   });
 }
 
+/// The broadcast shape of a tree's array leaves (at least one).
+template <std::size_t N>
+shape_t broadcast_shape_of(const std::array<leaf_ref, N>& arrays) {
+  shape_t shape = arrays[0].layout->shape;
+  for (std::size_t i = 1; i < N; ++i) {
+    if (arrays[i].layout->shape != shape) {
+      shape = broadcast_shapes(shape, arrays[i].layout->shape);
+    }
+  }
+  return shape;
+}
+
 /// The value of tree `x` written into `out` (broadcast to its shape, converted to Out).
 template <class Out, class X>
 void evaluate_into(const X& x, const ndarray<Out>& out) {
@@ -142,8 +154,8 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
   } else if constexpr (plan == plan_kind::split) {
     return reduce<K, D>(eval(x), axes, keepdims, s, param, known);
   } else {
-    if constexpr (!reduce_accepts(K, N::type)) {
-      throw error(std::string(reduce_name(K)) + " of " + std::string(name(N::type)) +
+    if constexpr (!reduce_accepts(K, N::type())) {
+      throw error(std::string(reduce_name(K)) + " of " + std::string(name(N::type())) +
                   " values is not supported (NaN-skipping extremes of complex numbers are not done yet); reduce real() "
                   "or abs(), or use min/max");
     }
@@ -165,6 +177,27 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
 }  // namespace detail
 
 template <class Op, class... Args>
+shape_t expr<Op, Args...>::shape() const {
+  detail::leaves_of<expr> leaves;
+  detail::collect(*this, leaves);
+  return detail::broadcast_shape_of(leaves.arrays);
+}
+
+template <class Op, class... Args>
+int expr<Op, Args...>::device() const {
+  detail::leaves_of<expr> leaves;
+  detail::collect(*this, leaves);
+  return leaves.arrays[0].device;
+}
+
+template <class Op, class... Args>
+const ndcuda::stream& expr<Op, Args...>::stream() const {
+  detail::leaves_of<expr> leaves;
+  detail::collect(*this, leaves);
+  return *leaves.arrays[0].s;  // a member of an operand this node holds
+}
+
+template <class Op, class... Args>
 template <array_element E>
 ndarray<E> expr<Op, Args...>::evaluate() const {
   if constexpr (detail::has_lazy_v<expr>) {  // a tree a layer above may compute whole, into its own array
@@ -172,15 +205,9 @@ ndarray<E> expr<Op, Args...>::evaluate() const {
       return std::move(*whole);
     }
   }
-  detail::leaves_of<expr> leaves;
+  detail::leaves_of<expr> leaves;  // collected once: this is every evaluation's host path
   detail::collect(*this, leaves);
-  shape_t shape = leaves.arrays[0].layout->shape;
-  for (std::size_t i = 1; i < leaves.arrays.size(); ++i) {
-    if (leaves.arrays[i].layout->shape != shape) {
-      shape = broadcast_shapes(shape, leaves.arrays[i].layout->shape);
-    }
-  }
-  ndarray<E> out = empty<E>(std::move(shape), *leaves.arrays[0].s);
+  ndarray<E> out = empty<E>(detail::broadcast_shape_of(leaves.arrays), *leaves.arrays[0].s);
   detail::evaluate_into(*this, out);
   return out;
 }

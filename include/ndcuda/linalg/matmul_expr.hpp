@@ -38,7 +38,7 @@ class [[nodiscard]] matmul_expr {
   /// Computed whole by linalg, never by an elementwise or reduction engine (ops' opaque_node).
   using computed_whole = void;
   /// The result dtype (NumPy's promotion of the operands).
-  static constexpr dtype type = dtype_of<R>;
+  [[nodiscard]] static constexpr dtype type() noexcept { return dtype_of<R>; }
   /// The operation's name, for messages and profiler ranges.
   static constexpr const char* op_name = "matmul";
   /// As an operand of an expression it reads like one array (its result).
@@ -60,7 +60,7 @@ class [[nodiscard]] matmul_expr {
   /// Runs the product into a new C-contiguous array (one cuBLAS call, or the exact integer kernel).
   [[nodiscard]] ndarray<R> materialize() const {
     const ndcuda::detail::op_range<"nd::matmul"> nvtx;
-    return linalg::detail::restore<R>(linalg::detail::matmul(a_, b_, type));
+    return linalg::detail::restore<R>(linalg::detail::matmul(a_, b_, type()));
   }
   /// The value as a new array of dtype E (the product, then a conversion when E differs).
   template <array_element E>

@@ -294,7 +294,7 @@ indexed<E> make_indexed(const ndarray<E>& source, const I&... index) {
 template <class M>
 constexpr bool is_bool_mask() {
   if constexpr (requires { typename M::is_ndcuda_expression; }) {
-    return M::type == dtype::bool_;
+    return M::type() == dtype::bool_;
   } else if constexpr (is_advanced_index<M>) {  // ndarray<bool>, std::vector<bool>, std::span<bool>
     return std::is_same_v<std::remove_cv_t<typename M::value_type>, bool>;
   } else {
