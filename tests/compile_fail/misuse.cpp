@@ -13,6 +13,8 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y, [[maybe_unused]] nd::
   x = y.astype<float>();
   auto d = b ^ b;
   nd::ndarray<float> picked = x(y.astype<std::int64_t>());  // an advanced index, read where it is made
+  nd::ndarray<float> z = (x - 1.0F) * 2.0F;                 // a lazy value named as an array, then written
+  z(b) = 0.0F;
   (void)v;
   (void)s;
   (void)d;
@@ -40,5 +42,8 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y, [[maybe_unused]] nd::
 #elif NDCUDA_MISUSE == 8
   nd::ndarray<float> r = x(y);  // NumPy: IndexError, arrays used as indices must be integers
   (void)r;
+#elif NDCUDA_MISUSE == 9
+  auto z = (x - 1.0F) * 2.0F;  // an expression: z(b) reads a computed copy, so the write would be lost
+  z(b) = 0.0F;
 #endif
 }

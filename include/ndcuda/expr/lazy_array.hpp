@@ -12,6 +12,58 @@
 #include <vector>
 
 namespace ndcuda {
+namespace detail {
+
+template <class V>
+inline constexpr bool lazy_write = false;
+
+}  // namespace detail
+
+/// What indexing a lazy value gives: its value computed, then indexed (a view of that new array,
+/// or the gather of an advanced index): an array to read, never to write, since nothing else sees
+/// the temporary a write would change (`(x - mu)(mask) = 0` is refused, saying what to write).
+template <array_element T>
+class lazy_read : public ndarray<T> {
+ public:
+  explicit lazy_read(ndarray<T> value) : ndarray<T>(std::move(value)) {}
+  lazy_read(const lazy_read&) = default;
+  lazy_read& operator=(const lazy_read&) = delete;
+  ~lazy_read() = default;
+
+  /// Refused: see the message.
+  template <class V>
+  void operator=(const V&) const {
+    refuse<V>();
+  }
+  /// Refused, as operator=.
+  template <class V>
+  void operator+=(const V&) const {
+    refuse<V>();
+  }
+  /// Refused, as operator=.
+  template <class V>
+  void operator-=(const V&) const {
+    refuse<V>();
+  }
+  /// Refused, as operator=.
+  template <class V>
+  void operator*=(const V&) const {
+    refuse<V>();
+  }
+  /// Refused, as operator=.
+  template <class V>
+  void operator/=(const V&) const {
+    refuse<V>();
+  }
+
+ private:
+  template <class V>
+  static void refuse() {
+    static_assert(detail::lazy_write<V>,
+                  "this is a lazy expression (computed when used), so a write into it would change a temporary copy; "
+                  "write `nd::ndarray<T> y = x;` or `auto y = nd::eval(x);`, then write into y(...)");
+  }
+};
 
 /// The array interface of a lazy value of type `Node` (CRTP). `Node` provides `value_type`,
 /// `evaluate<E>()`, `shape()`, `device()` and `stream()`.
@@ -45,10 +97,10 @@ class lazy_array {
   [[nodiscard]] index_t size() const { return shape_size(node().shape()); }
 
   /// Indexing, slicing, masks and index arrays as on an array: the value is computed, then
-  /// indexed (`(x - mu)(nd::all, nd::newaxis)`, `nd::sum(m, 0)(mask)`).
-  template <class... I>
-  [[nodiscard]] decltype(auto) operator()(const I&... index) const {
-    return eval()(index...);
+  /// indexed (`(x - mu)(nd::all, nd::newaxis)`, `nd::sum(m, 0)(mask)`); the result is read-only.
+  template <class... I, class N = Node>
+  [[nodiscard]] lazy_read<typename N::value_type> operator()(const I&... index) const {
+    return lazy_read<typename N::value_type>(ndarray<typename N::value_type>(eval()(index...)));
   }
   /// The value with a new shape (computed first; a view of that new array).
   template <class N = Node>
