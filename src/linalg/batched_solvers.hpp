@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <climits>
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 
 namespace ndcuda::linalg::detail {
 

@@ -2,7 +2,7 @@
 // the pool on the operation's stream, strided copies with casts (array/detail/kernels.hpp).
 #pragma once
 
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <span>
 
 namespace ndcuda::linalg::detail {

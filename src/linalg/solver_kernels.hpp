@@ -2,7 +2,7 @@
 // determinant from an LU factorization. Private to ndcuda::linalg; NVRTC-compiled on first use.
 #pragma once
 
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>

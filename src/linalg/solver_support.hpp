@@ -7,7 +7,7 @@
 #include <climits>
 #include <initializer_list>
 #include <memory>
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
 #include <string>

@@ -4,7 +4,7 @@
 // without one, creating a stream throws, so these tests fail if a stream is created.
 #include <gtest/gtest.h>
 
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
 
 namespace nd = ndcuda;

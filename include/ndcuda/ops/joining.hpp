@@ -5,7 +5,7 @@
 
 #include <initializer_list>
 #include <ndcuda/array/creation.hpp>
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/promotion.hpp>
 #include <ndcuda/ops/detail/arrange_kernels.hpp>

@@ -1,9 +1,9 @@
 // The compiled entry points of nd::fft (src/fft, in the ndcuda::linalg library), on type-erased
-// arrays. Builds on array/detail/erased.hpp.
+// arrays. Builds on array/erased_array.hpp.
 #pragma once
 
 #include <cstddef>
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <vector>
 
 namespace ndcuda::fft::detail {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <utility>
 
 namespace ndcuda::linalg::detail {

@@ -3,7 +3,7 @@
 // Builds on expr/evaluate.hpp and linalg/detail/erased.hpp.
 #pragma once
 
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/core/promotion.hpp>
 #include <ndcuda/expr/operand_array.hpp>
 #include <type_traits>

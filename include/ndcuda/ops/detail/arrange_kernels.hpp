@@ -1,12 +1,12 @@
 // The device half of joining and rearranging, type-erased (src/ops/rearranging.cpp, joining.cpp):
 // one gather kernel with a per-axis index map, and concatenation by copies. Builds on
-// array/detail/erased.hpp and ops/detail/arrange_plan.hpp.
+// array/erased_array.hpp and ops/detail/arrange_plan.hpp.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/ops/detail/arrange_plan.hpp>
 #include <optional>
 #include <span>

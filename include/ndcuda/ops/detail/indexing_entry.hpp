@@ -1,11 +1,11 @@
 // The compiled half of advanced indexing, type-erased: gathers, scatters, accumulations driven by
 // an index_plan, and the CUB compactions behind masks and nonzero. Builds on ops/detail/index_plan.hpp
-// and array/detail/erased.hpp; ops/indexing.hpp and ops/indexing_functions.hpp sit on top.
+// and array/erased_array.hpp; ops/indexing.hpp and ops/indexing_functions.hpp sit on top.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <ndcuda/array/detail/erased.hpp>
+#include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/ops/detail/compaction.hpp>
 #include <ndcuda/ops/detail/index_plan.hpp>
 #include <ndcuda/ops/take_mode.hpp>
