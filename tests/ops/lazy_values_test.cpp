@@ -9,6 +9,7 @@
 #include <ndcuda/ndcuda.hpp>
 #include <vector>
 
+#include "support/counted_pool.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 #include "support/random_inputs.hpp"
@@ -112,5 +113,44 @@ TEST(LazyValues, ItemConversionsIndexingAndViewsEqualTheArraysOnTheGpu) {
   const std::vector<float> flat = z.flatten().to_host();
   for (std::size_t k = 0; k < m * n; ++k) {
     EXPECT_FLOAT_EQ(flat[k], host[k] * 3.0F - 1.0F);
+  }
+}
+
+TEST(LazyValues, ReductionsWrittenIntoAnArrayAllocateNothingOnTheGpu) {
+  NDCUDA_REQUIRE_GPU();
+  constexpr std::size_t rows = 4096;
+  constexpr std::size_t cols = 96;
+  const std::vector<float> host = nd::testing::uniform_values<float>(rows * cols, -1.0, 1.0);
+  const nd::ndarray<float> a = nd::asarray(host, {rows, cols});
+  std::vector<double> row_sums(rows, 0.0);
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      row_sums[i] += static_cast<double>(host[i * cols + j]) * 2.0;
+    }
+  }
+  nd::ndarray<float> c = nd::empty<float>({rows}, a.stream());
+  nd::ndarray<float> k = nd::empty<float>({rows, 1}, a.stream());
+  a.stream().synchronize();
+  {
+    const nd::testing::counted_pool counted;
+    const nd::memory_stats before = counted.pool->stats();
+    c(nd::ellipsis) = nd::sum(a * 2.0F, 1);  // straight into c's memory
+    k.assign(nd::sum(a * 2.0F, 1, nd::keepdims));
+    c.stream().synchronize();
+    EXPECT_EQ(counted.pool->stats().allocation_count, before.allocation_count);
+  }
+  const std::vector<float> got = c.to_host();
+  const std::vector<float> got_keep = k.to_host();
+  for (std::size_t i = 0; i < rows; ++i) {
+    EXPECT_NEAR(got[i], row_sums[i], 1e-3) << i;
+    EXPECT_NEAR(got_keep[i], row_sums[i], 1e-3) << i;
+  }
+  // A target that overlaps the operand (its first column) still gets the right values: the
+  // reduction goes through a temporary there.
+  nd::ndarray<float> b = a.copy();
+  b(nd::all, 0) = nd::sum(b, 1);
+  const std::vector<float> first = b(nd::all, 0).copy().to_host();
+  for (std::size_t i = 0; i < rows; ++i) {
+    EXPECT_NEAR(first[i], row_sums[i] / 2.0, 1e-3) << i;
   }
 }

@@ -108,12 +108,42 @@ shape_t broadcast_shape_of(const std::array<leaf_ref, N>& arrays) {
   return shape;
 }
 
+/// A tree that is one lazy reduction over a plain map, written straight into `out` when out is
+/// what the engine would have made (its dtype, C-contiguous, the result's shape, no shared bytes
+/// with the inputs): `c(nd::ellipsis) = nd::sum(a, 1)` allocates no result. False, having done
+/// nothing, otherwise.
+template <class Out, class X>
+bool reduce_into(const X& x, const ndarray<Out>& out) {
+  if constexpr (!is_reduction_expr<X>) {
+    return false;
+  } else if constexpr (!std::is_same_v<Out, typename X::value_type> ||
+                       plan_for<std::remove_cvref_t<decltype(x.input())>>() != plan_kind::fused) {
+    return false;
+  } else {
+    using N = std::remove_cvref_t<decltype(x.input())>;
+    const inputs_of<N> in(x.input());
+    if constexpr (N::arrays > max_fused_inputs) {
+      if (too_many_inputs(in)) {
+        return false;
+      }
+    }
+    const std::span<const leaf_ref> inputs{in.distinct.data(), in.count};
+    const leaf_ref target = leaf_of(out);
+    if (!reduces_into(x.call(), target, inputs)) {
+      return false;
+    }
+    run_reduction(reduction_state_for<X::kind, typename X::result_override, N>(in), x.call(), target, inputs,
+                  in.leaves.scalars.data(), x.param());
+    return true;
+  }
+}
+
 /// The value of tree `x` written into `out` (broadcast to its shape, converted to Out).
 template <class Out, class X>
 void evaluate_into(const X& x, const ndarray<Out>& out) {
   constexpr plan_kind plan = plan_for<X>();
   if constexpr (plan == plan_kind::lazy) {
-    if (lazy_rewrite<X>::assign(x, out) || inline_into(x, out) || fuse_rows(x, out)) {
+    if (lazy_rewrite<X>::assign(x, out) || reduce_into(x, out) || inline_into(x, out) || fuse_rows(x, out)) {
       return;
     }
     const auto lowered = lower(x);

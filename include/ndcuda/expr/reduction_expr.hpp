@@ -74,6 +74,10 @@ class [[nodiscard]] reduction_expr : public lazy_array<reduction_expr<K, D, N>> 
   static constexpr int scalars = 0;
   /// The C++ type of the result dtype.
   using value_type = type_of<detail::result_dtype<K, D, N>()>;
+  /// The reduction (for the engine).
+  static constexpr detail::reduce_kind kind = K;
+  /// The result dtype asked for (NumPy's dtype=), or void.
+  using result_override = D;
 
   /// Reduction K of `input` over `axes` (nullopt: all); the axes are checked now, with NumPy's
   /// messages. `s`: the stream to run on (nullptr: the first array's). `param`: ddof for var/std.
@@ -124,6 +128,8 @@ class [[nodiscard]] reduction_expr : public lazy_array<reduction_expr<K, D, N>> 
   [[nodiscard]] bool keepdims() const noexcept { return keepdims_; }
   /// ddof for var and std; 0 otherwise.
   [[nodiscard]] double param() const noexcept { return param_; }
+  /// The checked call: shapes and reduced axes (for the engine).
+  [[nodiscard]] const detail::reduce_call& call() const noexcept { return call_; }
   /// The operand's broadcast shape.
   [[nodiscard]] const shape_t& input_shape() const noexcept { return call_.shape; }
   /// The result's C-contiguous layout (what an enclosing expression sees of it before evaluation).
