@@ -1,5 +1,6 @@
-// The row-resident kernels of fused reductions (src/expr/row_fusion.cpp generates them): a block
-// folds one row of mapped values with a reducer of reducers.cuh and every thread gets the result.
+// The row-resident kernels of fused reductions (src/jit/row_program_source.cpp generates them): a
+// block folds one row of mapped values with a reducer of reducers.cuh and every thread gets the
+// result.
 // Builds on reduction.cuh (block_reduce).
 #pragma once
 

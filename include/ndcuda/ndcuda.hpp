@@ -44,6 +44,7 @@
 #include <ndcuda/ops/differences.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/float_parts.hpp>
+#include <ndcuda/ops/gradient.hpp>
 #include <ndcuda/ops/indexing.hpp>
 #include <ndcuda/ops/indexing_functions.hpp>
 #include <ndcuda/ops/joining.hpp>

@@ -1,8 +1,8 @@
 // Where each rank's part of a random draw lies in the global draw (its window, first flat index
 // and global strides), and the draw's offset cell copied to a rank on another device.
-// Builds on dist/detail/draw_operand.hpp and the peer copy of dist/movement.hpp.
+// Builds on dist/draw_operand.hpp and the peer copy of dist/movement.hpp.
 #include <ndcuda/device/detail/capture.hpp>
-#include <ndcuda/dist/detail/draw_operand.hpp>
+#include <ndcuda/dist/draw_operand.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
 
 namespace ndcuda::dist::detail {

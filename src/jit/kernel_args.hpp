@@ -26,9 +26,12 @@ inline constexpr std::size_t source_param_bytes = 24;
 /// variant's index width: int, or long long for 64-bit indexing.
 class kernel_args {
  public:
-  /// The most parameters a generated kernel takes: an elementwise kernel's output, 31 inputs, 32
-  /// scalars, its indexer and tile mask.
-  static constexpr std::size_t max_params = 72;
+  /// The most parameters a generated kernel takes. An elementwise kernel's output, 31 inputs, 32
+  /// scalars, its indexer and tile mask are 66 (a reduction's first pass: 69); a row program's
+  /// output and 31 inputs with their row and column strides, 32 scalars, rows and columns are 130,
+  /// and each of its stages adds its parameter (row_program_fits: past that, a tree computes its
+  /// reductions first). Sizes the packer's per-argument arrays, which are never cleared.
+  static constexpr std::size_t max_params = 160;
 
   enum class kind : std::uint8_t {
     pointer,  ///< a device pointer: "float* out", "const void* partials"

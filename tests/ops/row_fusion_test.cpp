@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "jit/row_program_source.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 #include "support/random_inputs.hpp"
@@ -56,7 +57,7 @@ TEST(LazyReduction, SoftmaxIsOneProgramWithTwoStages) {
   EXPECT_NE(p.stages[0].reducer.find("extreme_reducer"), std::string::npos);
   EXPECT_NE(p.stages[1].body.find("ndcuda_red0"), std::string::npos);  // the sum reads the max
   for (const int items : {0, 8}) {  // rows re-read at each stage, rows held in registers
-    const std::string source = nd::detail::row_program_source(p, 256, items);
+    const std::string source = nd::jit::detail::row_program_source(p, 256, items);
     EXPECT_NE(source.find(items == 0 ? "row_reduce<256>" : "row_reduce_held<256, 8>"), std::string::npos);
     const auto kernel = nd::jit::detail::make_kernel_state(source, "nd_rows", {});
     EXPECT_NO_THROW(nd::jit::detail::compile_for(*kernel, nd::compute_capability{9, 0})) << source;
@@ -71,7 +72,7 @@ TEST(LazyReduction, VarianceStagesKeepTheirOwnDdof) {
   // The mean (shared by both variances, which take two passes), then the squared deviations once
   // per variance: equal bodies, but each divides by its own N - ddof.
   EXPECT_EQ(p.stages.size(), 3U);
-  const auto kernel = nd::jit::detail::make_kernel_state(nd::detail::row_program_source(p, 128, 8), "nd_rows", {});
+  const auto kernel = nd::jit::detail::make_kernel_state(nd::jit::detail::row_program_source(p, 128, 8), "nd_rows", {});
   EXPECT_NO_THROW(nd::jit::detail::compile_for(*kernel, nd::compute_capability{9, 0}));
 }
 

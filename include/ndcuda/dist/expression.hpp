@@ -5,8 +5,8 @@
 #pragma once
 
 #include <ndcuda/core/detail/scalar.hpp>
-#include <ndcuda/dist/detail/draw_operand.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
+#include <ndcuda/dist/draw_operand.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <optional>
 #include <tuple>

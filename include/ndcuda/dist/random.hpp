@@ -4,8 +4,8 @@
 /// on any number of GPUs. Builds on dist/expression.hpp and random/generator.hpp.
 #pragma once
 
-#include <ndcuda/dist/detail/draw_operand.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
+#include <ndcuda/dist/draw_operand.hpp>
 #include <ndcuda/dist/expression.hpp>
 #include <ndcuda/random/generator.hpp>
 #include <vector>

@@ -2,17 +2,19 @@
 // axes of the tree's own shape (softmax, layer norm, centring, written as in NumPy) runs as one
 // row-resident kernel: a block per row computes each reduction of the row in turn, then writes the
 // row, so the input is read from memory once and nothing of full size is stored. Other trees
-// compute their reductions first (lower). The template half: the tree walk that spells the kernel;
-// the source and the launch are src/expr/row_fusion.cpp. Builds on expr/reduction_expr.hpp.
+// compute their reductions first (lower). The template half: the tree walk that fills the program
+// (jit/detail/row_program.hpp); the run-time fit check and the call of the launch are
+// src/expr/row_fusion.cpp, the source and the launch src/jit/row_program_*.cpp. Builds on
+// expr/reduction_expr.hpp.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <ndcuda/expr/detail/codegen.hpp>
 #include <ndcuda/expr/detail/kernel_cache.hpp>
 #include <ndcuda/expr/inline_reduction.hpp>
 #include <ndcuda/expr/reduction_expr.hpp>
+#include <ndcuda/jit/detail/row_program.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,15 +23,9 @@
 
 namespace ndcuda::detail {
 
-/// One reduction of a row program: its reducer (kernels/reducers.cuh, spelled), value and result
-/// dtypes, and the body computing its mapped value `out` from the inputs and earlier reductions.
-struct row_stage {
-  std::string reducer;
-  dtype value;
-  dtype out;
-  std::string body;
-  bool takes_param;  // var/std's ddof: such stages are never shared between two reductions
-};
+// The program is plain data of the jit layer, which spells and launches it.
+using jit::detail::row_program;
+using jit::detail::row_stage;
 
 /// What one lazy reduction of the tree is at run time (post-order, as the stages were emitted).
 struct row_node {
@@ -38,22 +34,6 @@ struct row_node {
   bool keepdims;
   double param;
   const shape_t* input_shape;
-};
-
-/// Compiled kernels of one program, by block size (src/expr/row_fusion.cpp).
-struct row_kernels;
-
-/// The generated program of one tree type and leaf pattern: the stages in order (inner reductions
-/// first), which stage each lazy reduction became, and the final body storing `out`.
-struct row_program {
-  std::vector<row_stage> stages;
-  std::vector<int> node_stage;
-  std::string final_body;
-  dtype out = dtype::float32;
-  std::vector<dtype> inputs;
-  std::vector<dtype> scalars;
-  std::string label;
-  std::shared_ptr<row_kernels> kernels;
 };
 
 /// Adds a stage (or finds an identical one) for a reduction with `spec` and mapped `body`; returns
@@ -67,19 +47,15 @@ int add_row_stage(row_program& p, const reduce_spec& spec, std::string body, boo
 /// in `c`'s table, `body` the statement computing it; returns the code of the result.
 node_code emit_row_variance(emit_context& c, const reduce_spec& spec, const node_code& value, const std::string& body);
 
-/// Finishes `p` (its kernel cache) once its stages and final body are known.
+/// Finishes `p` (its kernel cache, its NVTX range) once its stages and final body are known.
 void finish_row_program(row_program& p);
 
 /// Runs the program writing `out` when the shapes allow a row-resident kernel (every reduction
 /// keeps its dims over the same trailing axes of out's shape, which is every reduction's operand
-/// shape; every operand collapses to rows and columns). Returns false, having done nothing, when
-/// they do not.
+/// shape; every operand collapses to rows and columns) and the program fits one kernel's parameters.
+/// Returns false, having done nothing, when they do not.
 [[nodiscard]] bool run_row_program(const row_program& p, const leaf_ref& out, std::span<const leaf_ref> inputs,
                                    const void* const* scalars, std::span<const row_node> nodes);
-
-/// The source of `p` for blocks of `block` threads, each holding `items` columns of the row in
-/// registers (0: rows too long for that, read again at each stage). For tests and the documentation.
-[[nodiscard]] std::string row_program_source(const row_program& p, int block, int items);
 
 /// Leaves of a tree including those inside its lazy reductions (which collect() sees as one leaf).
 template <class X>

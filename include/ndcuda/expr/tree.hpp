@@ -15,6 +15,9 @@
 #include <tuple>
 
 namespace ndcuda {
+namespace jit::detail {
+struct row_program;  // jit/detail/row_program.hpp
+}  // namespace jit::detail
 namespace detail {
 
 /// Distinct arrays and scalars one fused kernel takes (the elementwise engine's limits, checked
@@ -62,16 +65,15 @@ void collect(const X& x, L& out) {
       leaf_ref{nullptr, &x.layout(), X::type(), &x.stream(), x.device()};
 }
 
-struct row_program;
 struct inline_plan;
 
 struct emit_context {
   const std::uint8_t* mapping = nullptr;
   int next_array = 0;
   int next_scalar = 0;
-  value_table values{};            // identical subtrees are computed once
-  row_program* rows = nullptr;     // set while a row-resident kernel is generated (expr/row_fusion.hpp)
-  inline_plan* inlines = nullptr;  // set while short reductions are inlined (expr/inline_reduction.hpp)
+  value_table values{};                      // identical subtrees are computed once
+  jit::detail::row_program* rows = nullptr;  // set while a row-resident kernel is generated (expr/row_fusion.hpp)
+  inline_plan* inlines = nullptr;            // set while short reductions are inlined (expr/inline_reduction.hpp)
 };
 
 template <class X>

@@ -1,7 +1,7 @@
 /// @file
-/// NumPy's cumulative_sum/cumulative_prod (NumPy 2), diff, ediff1d, gradient and trapezoid: each a
-/// few fused expressions over views of the input, a scan or a reduction. Builds on
-/// ops/{reductions,scans,joining,functions}.hpp.
+/// NumPy's cumulative_sum/cumulative_prod (NumPy 2), diff, ediff1d and trapezoid: each a few fused
+/// expressions over views of the input, a scan or a reduction. Builds on
+/// ops/{reductions,scans,joining,functions}.hpp; nd::gradient, built on these, is ops/gradient.hpp.
 #pragma once
 
 #include <ndcuda/core/error.hpp>
@@ -187,5 +187,3 @@ template <array_element T, array_element U>
 }
 
 }  // namespace ndcuda
-
-#include <ndcuda/ops/gradient.hpp>  // IWYU pragma: export (nd::gradient)

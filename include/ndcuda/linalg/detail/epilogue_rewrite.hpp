@@ -1,13 +1,15 @@
 // Recognition of fused epilogues in plain expressions: a tree that is exactly matmul + bias,
 // maximum(matmul + bias, 0) or gelu(matmul + bias) (either operand order) is computed as ONE
-// cuBLASLt call when its run-time conditions hold. Builds on linalg/matmul_expr.hpp (included
-// from its end) and the lazy_rewrite customisation point of expr/evaluate.hpp.
+// cuBLASLt call when its run-time conditions hold: a specialisation of the engine's lazy_rewrite
+// customisation point (expr/rewrite_pass.hpp). Builds on linalg/detail/matmul_node.hpp (the node and
+// linalg::activation); <ndcuda/linalg/matmul_expr.hpp> includes this file before nd::matmul.
 #pragma once
 
 #include <cmath>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/expr/evaluate.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
+#include <ndcuda/linalg/detail/matmul_node.hpp>
 #include <ndcuda/linalg/detail/operands.hpp>
 #include <optional>
 #include <tuple>
