@@ -5,6 +5,7 @@
 #include <ndcuda/expr/detail/reduce_engine.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "expr/reduction_axes.hpp"
 #include "expr/reduction_state.hpp"
@@ -83,6 +84,47 @@ std::string reduction_source_for(const reduction_state& state, std::span<const i
                                  const std::vector<bool>& reduced, std::span<const strides_t> in_strides) {
   return jit::detail::reduction_source_for(state.engine, shape, reduced, reduction_out_strides(shape, reduced),
                                            in_strides);
+}
+
+namespace {
+
+// The bytes a view can touch, [first, last).
+std::pair<std::uintptr_t, std::uintptr_t> byte_span(const leaf_ref& v) {
+  const auto base = reinterpret_cast<std::uintptr_t>(v.data);
+  const auto size = static_cast<index_t>(itemsize(v.type));
+  index_t low = 0;
+  index_t high = 0;
+  for (std::size_t d = 0; d < v.layout->shape.size(); ++d) {
+    if (v.layout->shape[d] == 0) {
+      return {base, base};
+    }
+    const index_t reach = (v.layout->shape[d] - 1) * v.layout->strides[d] * size;
+    (reach < 0 ? low : high) += reach;
+  }
+  return {static_cast<std::uintptr_t>(static_cast<index_t>(base) + low),
+          static_cast<std::uintptr_t>(static_cast<index_t>(base) + high + size)};
+}
+
+}  // namespace
+
+bool reduces_into(const reduce_call& call, const leaf_ref& out, std::span<const leaf_ref> inputs) {
+  if (out.layout->shape != call.result_shape || out.layout->strides != contiguous_layout(call.result_shape).strides) {
+    return false;
+  }
+  const auto [out_first, out_last] = byte_span(out);
+  for (const leaf_ref& in : inputs) {
+    if (in.device != out.device) {
+      return false;  // the launch path's message
+    }
+    if (in.source != nullptr) {
+      continue;
+    }
+    const auto [first, last] = byte_span(in);
+    if (first < out_last && out_first < last) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace ndcuda::detail

@@ -206,6 +206,11 @@ TEST(Fft, HfftIhfftAndHelpers) {
   const auto m = nd::asarray<int>({0, 1, 2, 3, 4, 5}, {2, 3});
   EXPECT_EQ(nd::fft::fftshift(m).to_host(), (std::vector<int>{5, 3, 4, 2, 0, 1}));
   EXPECT_EQ(nd::fft::fftshift(m, std::vector<nd::index_t>{1}).to_host(), (std::vector<int>{2, 0, 1, 5, 3, 4}));
+  // NumPy's spellings of axes: fftshift(m, axes=1), axes=(1,), axes=(0, 1); ifftshift undoes each.
+  EXPECT_EQ(nd::fft::fftshift(m, 1).to_host(), (std::vector<int>{2, 0, 1, 5, 3, 4}));
+  EXPECT_EQ(nd::fft::fftshift(m, {1}).to_host(), (std::vector<int>{2, 0, 1, 5, 3, 4}));
+  EXPECT_EQ(nd::fft::fftshift(m, {0, 1}).to_host(), nd::fft::fftshift(m).to_host());
+  EXPECT_EQ(nd::fft::ifftshift(nd::fft::fftshift(m, -1), {-1}).to_host(), m.to_host());
   EXPECT_EQ(nd::fft::ifftshift(nd::fft::fftshift(m)).to_host(), m.to_host());
 }
 

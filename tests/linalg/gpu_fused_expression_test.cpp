@@ -395,7 +395,7 @@ TEST(MatmulExpr, ShapeAndChecksAtConstruction) {
   EXPECT_EQ(p.shape(), (nd::shape_t{4, 3}));
   EXPECT_EQ(p.ndim(), 2);
   EXPECT_EQ(p.size(), 12);
-  EXPECT_EQ(decltype(p)::type, nd::dtype::float32);
+  EXPECT_EQ(decltype(p)::type(), nd::dtype::float32);
   EXPECT_EQ(nd::matmul(fake<float>({5}), fake<float>({2, 5, 3})).shape(), (nd::shape_t{2, 3}));
   EXPECT_EQ(nd::matmul(fake<float>({7, 4, 5}), fake<float>({5})).shape(), (nd::shape_t{7, 4}));
   try {

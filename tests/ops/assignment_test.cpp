@@ -56,7 +56,7 @@ concept plus_assignable = requires(A a) {
 static_assert(plus_assignable<nd::ndarray<float>&> && plus_assignable<nd::ndarray<float>&&>);
 static_assert(!plus_assignable<const nd::ndarray<float>&>);
 // Expression astype is lazy: still an expression, of the asked dtype.
-static_assert(decltype((std::declval<nd::ndarray<float>>() * 2.0f).astype<double>())::type == nd::dtype::float64);
+static_assert(decltype((std::declval<nd::ndarray<float>>() * 2.0f).astype<double>())::type() == nd::dtype::float64);
 
 using nd::testing::fake;
 

@@ -37,22 +37,22 @@ TEST(OpsDtype, StaticRulesFollowNumPy2WithWeakScalars) {
   const auto h = fake<__half>({4});
   const auto b = fake<bool>({4});
   const auto c = fake<std::complex<float>>({4});
-  static_assert(decltype(f * 2.0)::type == nd::dtype::float32);
-  static_assert(decltype(i + f)::type == nd::dtype::float64);
-  static_assert(decltype(i / i)::type == nd::dtype::float64);
-  static_assert(decltype(i8 + 1)::type == nd::dtype::int8);
-  static_assert(decltype(i8 + 1.5)::type == nd::dtype::float64);
-  static_assert(decltype(f < 2.0)::type == nd::dtype::bool_);
-  static_assert(decltype(nd::sin(i8))::type == nd::dtype::float16);
-  static_assert(decltype(nd::sin(i))::type == nd::dtype::float64);
-  static_assert(decltype(nd::sqrt(h))::type == nd::dtype::float16);
-  static_assert(decltype(nd::abs(c))::type == nd::dtype::float32);
-  static_assert(decltype(nd::floor_divide(b, b))::type == nd::dtype::int8);
-  static_assert(decltype(nd::where(b, i8, 0.5f))::type == nd::dtype::float64);
-  static_assert(decltype(nd::where(b, f, 0))::type == nd::dtype::float32);
-  static_assert(decltype(f * 2.0 + c)::type == nd::dtype::complex64);
+  static_assert(decltype(f * 2.0)::type() == nd::dtype::float32);
+  static_assert(decltype(i + f)::type() == nd::dtype::float64);
+  static_assert(decltype(i / i)::type() == nd::dtype::float64);
+  static_assert(decltype(i8 + 1)::type() == nd::dtype::int8);
+  static_assert(decltype(i8 + 1.5)::type() == nd::dtype::float64);
+  static_assert(decltype(f < 2.0)::type() == nd::dtype::bool_);
+  static_assert(decltype(nd::sin(i8))::type() == nd::dtype::float16);
+  static_assert(decltype(nd::sin(i))::type() == nd::dtype::float64);
+  static_assert(decltype(nd::sqrt(h))::type() == nd::dtype::float16);
+  static_assert(decltype(nd::abs(c))::type() == nd::dtype::float32);
+  static_assert(decltype(nd::floor_divide(b, b))::type() == nd::dtype::int8);
+  static_assert(decltype(nd::where(b, i8, 0.5f))::type() == nd::dtype::float64);
+  static_assert(decltype(nd::where(b, f, 0))::type() == nd::dtype::float32);
+  static_assert(decltype(f * 2.0 + c)::type() == nd::dtype::complex64);
   static_assert(std::is_same_v<decltype(nd::eval(f + f)), nd::ndarray<float>>);
-  EXPECT_EQ(decltype(i8 * 2 + h)::type, nd::promote_types(nd::dtype::int8, nd::dtype::float16));
+  EXPECT_EQ(decltype(i8 * 2 + h)::type(), nd::promote_types(nd::dtype::int8, nd::dtype::float16));
 }
 
 TEST(OpsDtype, IntegerScalarOutOfRangeIsAnError) {

@@ -221,7 +221,7 @@ TYPED_TEST(OpsGpuTyped, ArithmeticComparisonsAndScalarAgainstHost) {
   // a * 2, 2 weak: the array's dtype, except bool * int, which NumPy 2 makes int64.
   using scaled = std::conditional_t<std::is_same_v<T, bool>, std::int64_t, T>;
   static_assert(std::is_same_v<typename decltype(a * 2)::value_type, scaled>);
-  EXPECT_EQ(decltype(a * 2)::type, nd::promote_with_scalar(nd::dtype_of<T>, nd::scalar_kind_of<int>));
+  EXPECT_EQ(decltype(a * 2)::type(), nd::promote_with_scalar(nd::dtype_of<T>, nd::scalar_kind_of<int>));
   expect_elements<scaled>("a * 2", a * 2, n, [&](std::size_t i) { return narrow<scaled>(x(i) * decltype(x(i))(2)); });
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "support/counted_pool.hpp"
 #include "support/fake_array.hpp"
 #include "support/gpu.hpp"
 #include "support/random_inputs.hpp"
@@ -175,12 +176,7 @@ nd::ndarray<T> device(const std::vector<double>& v, nd::shape_t shape) {
   return nd::asarray(std::vector<T>(v.begin(), v.end()), std::move(shape));
 }
 
-// The default resource of device 0 replaced by a fresh pool for one scope, to count allocations.
-struct counted_pool {
-  std::shared_ptr<nd::device_pool_resource> pool = std::make_shared<nd::device_pool_resource>(0);
-  std::shared_ptr<nd::memory_resource> previous = nd::set_default_resource(0, pool);
-  ~counted_pool() { (void)nd::set_default_resource(0, previous); }
-};
+using nd::testing::counted_pool;
 
 TEST(InlineReductionGpu, SumOfSquaresBelowOneOverShortRows) {
   NDCUDA_REQUIRE_GPU();

@@ -436,24 +436,25 @@ TEST(UfuncsIssue19b, LdexpDtypeTableMatchesNumpy) {
   }
   // A C++ integer exponent is an int64 kernel parameter; the mantissa keeps its dtype.
   using X = decltype(nd::ldexp(std::declval<nd::ndarray<__half>>(), 3));
-  static_assert(X::type == nd::dtype::float16 && X::scalars == 1);
+  static_assert(X::type() == nd::dtype::float16 && X::scalars == 1);
 }
 
 TEST(UfuncsIssue19b, OptionsAndScalarOperandsBuildTheRightNodes) {
   const auto a = nd::testing::fake<float>({4});
   using C = decltype(nd::isclose(a, 1, nd::rtol(1e-3), nd::atol(0), nd::equal_nan));
-  static_assert(C::type == nd::dtype::bool_);
+  static_assert(C::type() == nd::dtype::bool_);
   using D = decltype(nd::divmod(a, 2));
   static_assert(std::is_same_v<D, std::pair<nd::ndarray<float>, nd::ndarray<float>>>);
   using B = decltype(nd::divmod(nd::testing::fake<bool>({4}), nd::testing::fake<bool>({4})));
   static_assert(std::is_same_v<B, std::pair<nd::ndarray<std::int8_t>, nd::ndarray<std::int8_t>>>);
   using F = decltype(nd::frexp(nd::testing::fake<std::int16_t>({4})));
   static_assert(std::is_same_v<F, std::pair<nd::ndarray<float>, nd::ndarray<std::int32_t>>>);
-  static_assert(decltype(nd::around(a, 2))::type == nd::dtype::float32);
+  static_assert(decltype(nd::around(a, 2))::type() == nd::dtype::float32);
   static_assert(std::is_same_v<decltype(nd::round(nd::testing::fake<std::complex<float>>({4}))),
                                decltype(nd::round(nd::testing::fake<std::complex<float>>({4}), 0))>);
-  static_assert(decltype(nd::angle(nd::testing::fake<std::complex<float>>({4}), nd::deg))::type == nd::dtype::float32);
-  static_assert(decltype(nd::nan_to_num(nd::testing::fake<std::complex<double>>({4}), {.nan = 1.0}))::type ==
+  static_assert(decltype(nd::angle(nd::testing::fake<std::complex<float>>({4}), nd::deg))::type() ==
+                nd::dtype::float32);
+  static_assert(decltype(nd::nan_to_num(nd::testing::fake<std::complex<double>>({4}), {.nan = 1.0}))::type() ==
                 nd::dtype::complex128);
 }
 

@@ -10,6 +10,7 @@
 #include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
+#include <ndcuda/expr/lazy_array.hpp>
 #include <ndcuda/expr/operation.hpp>
 #include <string>
 #include <tuple>
@@ -23,7 +24,7 @@ namespace detail {
 /// A leaf reading an array (a shared handle: the expression keeps the buffer alive).
 template <class E>
 struct array_leaf {
-  static constexpr dtype type = dtype_of<E>;
+  [[nodiscard]] static constexpr dtype type() noexcept { return dtype_of<E>; }
   static constexpr int arrays = 1;
   static constexpr int scalars = 0;
   ndarray<E> array;
@@ -33,7 +34,7 @@ struct array_leaf {
 /// its value is a kernel parameter, never part of the source.
 template <dtype D>
 struct scalar_leaf {
-  static constexpr dtype type = D;
+  [[nodiscard]] static constexpr dtype type() noexcept { return D; }
   static constexpr int arrays = 0;
   static constexpr int scalars = 1;
   type_of<D> value;
@@ -44,11 +45,11 @@ struct scalar_leaf {
 /// One operation applied to its operands (leaves or nodes), evaluated lazily. `Op` describes the
 /// result dtype and how the node is spelled in the fused kernel (expr/operation.hpp).
 template <class Op, class... Args>
-struct expr {
+struct [[nodiscard]] expr : lazy_array<expr<Op, Args...>> {
   /// Marks the type as an ndcuda expression (array_expression).
   using is_ndcuda_expression = void;
   /// The result dtype, from NumPy's promotion of the operands.
-  static constexpr dtype type = Op::result(Args::type...);
+  [[nodiscard]] static constexpr dtype type() noexcept { return Op::result(Args::type()...); }
   /// The operation's name, for messages and profiler ranges.
   static constexpr const char* op_name = Op::name;
   /// How many arrays the expression reads (kernel parameters).
@@ -56,10 +57,21 @@ struct expr {
   /// How many scalars the expression reads (kernel parameters).
   static constexpr int scalars = (Args::scalars + ...);
   /// The C++ type of the result dtype.
-  using value_type = type_of<type>;
+  using value_type = type_of<Op::result(Args::type()...)>;
 
   /// The operands: arrays, scalars or other nodes.
   std::tuple<Args...> args;
+
+  /// The node over `operands` (`expr<Op, A, B>{{a, b}}`).
+  expr(std::tuple<Args...> operands) : args(std::move(operands)) {}  // NOLINT: implicit, as an aggregate was
+
+  /// The value's shape: the operands' broadcast shape, known without computing anything (defined
+  /// in expr/plan.hpp, as the members below).
+  [[nodiscard]] shape_t shape() const;
+  /// The device of the operands.
+  [[nodiscard]] int device() const;
+  /// The stream the value is computed on: the first array operand's.
+  [[nodiscard]] const ndcuda::stream& stream() const;
 
   /// A new C-contiguous array of the operands' broadcast shape (defined in expr/evaluate.hpp).
   template <array_element E>
@@ -128,7 +140,7 @@ constexpr dtype common_array_type() noexcept {
   (
       [&] {
         if constexpr (array_operand<T>) {
-          t = first ? node_t<T>::type : promote_types(t, node_t<T>::type);
+          t = first ? node_t<T>::type() : promote_types(t, node_t<T>::type());
           first = false;
         }
       }(),

@@ -191,7 +191,7 @@ bool inline_into(const X& x, const ndarray<Out>& out) {
 template <reduce_kind K, class D, class Out, class X>
 std::optional<ndarray<Out>> inline_reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdims,
                                           const stream* s, double param) {
-  if constexpr (!inlinable_tree<X> || !reduce_accepts(K, X::type)) {
+  if constexpr (!inlinable_tree<X> || !reduce_accepts(K, X::type())) {
     return std::nullopt;
   } else {
     const auto o = inline_operands_of(x);

@@ -96,12 +96,54 @@ const reduction_state& reduction_state_for(const inputs_of<N>& in) {
   });
 }
 
+/// The broadcast shape of a tree's array leaves (at least one).
+template <std::size_t N>
+shape_t broadcast_shape_of(const std::array<leaf_ref, N>& arrays) {
+  shape_t shape = arrays[0].layout->shape;
+  for (std::size_t i = 1; i < N; ++i) {
+    if (arrays[i].layout->shape != shape) {
+      shape = broadcast_shapes(shape, arrays[i].layout->shape);
+    }
+  }
+  return shape;
+}
+
+/// A tree that is one lazy reduction over a plain map, written straight into `out` when out is
+/// what the engine would have made (its dtype, C-contiguous, the result's shape, no shared bytes
+/// with the inputs): `c(nd::ellipsis) = nd::sum(a, 1)` allocates no result. False, having done
+/// nothing, otherwise.
+template <class Out, class X>
+bool reduce_into(const X& x, const ndarray<Out>& out) {
+  if constexpr (!is_reduction_expr<X>) {
+    return false;
+  } else if constexpr (!std::is_same_v<Out, typename X::value_type> ||
+                       plan_for<std::remove_cvref_t<decltype(x.input())>>() != plan_kind::fused) {
+    return false;
+  } else {
+    using N = std::remove_cvref_t<decltype(x.input())>;
+    const inputs_of<N> in(x.input());
+    if constexpr (N::arrays > max_fused_inputs) {
+      if (too_many_inputs(in)) {
+        return false;
+      }
+    }
+    const std::span<const leaf_ref> inputs{in.distinct.data(), in.count};
+    const leaf_ref target = leaf_of(out);
+    if (!reduces_into(x.call(), target, inputs)) {
+      return false;
+    }
+    run_reduction(reduction_state_for<X::kind, typename X::result_override, N>(in), x.call(), target, inputs,
+                  in.leaves.scalars.data(), x.param());
+    return true;
+  }
+}
+
 /// The value of tree `x` written into `out` (broadcast to its shape, converted to Out).
 template <class Out, class X>
 void evaluate_into(const X& x, const ndarray<Out>& out) {
   constexpr plan_kind plan = plan_for<X>();
   if constexpr (plan == plan_kind::lazy) {
-    if (lazy_rewrite<X>::assign(x, out) || inline_into(x, out) || fuse_rows(x, out)) {
+    if (lazy_rewrite<X>::assign(x, out) || reduce_into(x, out) || inline_into(x, out) || fuse_rows(x, out)) {
       return;
     }
     const auto lowered = lower(x);
@@ -142,8 +184,8 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
   } else if constexpr (plan == plan_kind::split) {
     return reduce<K, D>(eval(x), axes, keepdims, s, param, known);
   } else {
-    if constexpr (!reduce_accepts(K, N::type)) {
-      throw error(std::string(reduce_name(K)) + " of " + std::string(name(N::type)) +
+    if constexpr (!reduce_accepts(K, N::type())) {
+      throw error(std::string(reduce_name(K)) + " of " + std::string(name(N::type())) +
                   " values is not supported (NaN-skipping extremes of complex numbers are not done yet); reduce real() "
                   "or abs(), or use min/max");
     }
@@ -165,6 +207,27 @@ auto reduce(const X& x, const std::optional<std::vector<int>>& axes, bool keepdi
 }  // namespace detail
 
 template <class Op, class... Args>
+shape_t expr<Op, Args...>::shape() const {
+  detail::leaves_of<expr> leaves;
+  detail::collect(*this, leaves);
+  return detail::broadcast_shape_of(leaves.arrays);
+}
+
+template <class Op, class... Args>
+int expr<Op, Args...>::device() const {
+  detail::leaves_of<expr> leaves;
+  detail::collect(*this, leaves);
+  return leaves.arrays[0].device;
+}
+
+template <class Op, class... Args>
+const ndcuda::stream& expr<Op, Args...>::stream() const {
+  detail::leaves_of<expr> leaves;
+  detail::collect(*this, leaves);
+  return *leaves.arrays[0].s;  // a member of an operand this node holds
+}
+
+template <class Op, class... Args>
 template <array_element E>
 ndarray<E> expr<Op, Args...>::evaluate() const {
   if constexpr (detail::has_lazy_v<expr>) {  // a tree a layer above may compute whole, into its own array
@@ -172,15 +235,9 @@ ndarray<E> expr<Op, Args...>::evaluate() const {
       return std::move(*whole);
     }
   }
-  detail::leaves_of<expr> leaves;
+  detail::leaves_of<expr> leaves;  // collected once: this is every evaluation's host path
   detail::collect(*this, leaves);
-  shape_t shape = leaves.arrays[0].layout->shape;
-  for (std::size_t i = 1; i < leaves.arrays.size(); ++i) {
-    if (leaves.arrays[i].layout->shape != shape) {
-      shape = broadcast_shapes(shape, leaves.arrays[i].layout->shape);
-    }
-  }
-  ndarray<E> out = empty<E>(std::move(shape), *leaves.arrays[0].s);
+  ndarray<E> out = empty<E>(detail::broadcast_shape_of(leaves.arrays), *leaves.arrays[0].s);
   detail::evaluate_into(*this, out);
   return out;
 }

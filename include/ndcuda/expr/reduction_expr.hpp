@@ -28,7 +28,7 @@ namespace detail {
 template <reduce_kind K, class D, class N>
 constexpr dtype result_dtype() noexcept {
   if constexpr (std::is_void_v<D>) {
-    return reduce_result(K, N::type);
+    return reduce_result(K, N::type());
   } else {
     return dtype_of<std::remove_cv_t<D>>;
   }
@@ -37,7 +37,7 @@ constexpr dtype result_dtype() noexcept {
 template <reduce_kind K, class D, class N>
 constexpr reduce_spec spec_for() noexcept {
   constexpr dtype result = result_dtype<K, D, N>();
-  return reduce_spec{K, compute_type(N::type), reduce_accumulator(K, N::type, result), result};
+  return reduce_spec{K, compute_type(N::type()), reduce_accumulator(K, N::type(), result), result};
 }
 
 /// The planner's reduction (expr/plan.hpp): a new array holding reduction K of x; `known`, the
@@ -60,12 +60,12 @@ void collect(const reduction_expr<K, D, N>& x, L& out);
 /// holds its operands by value and reads them when evaluated, so write `nd::ndarray<float> m =
 /// nd::max(x, 1);` to keep a value that later writes to x must not change.
 template <detail::reduce_kind K, class D, class N>
-class [[nodiscard]] reduction_expr {
+class [[nodiscard]] reduction_expr : public lazy_array<reduction_expr<K, D, N>> {
  public:
   /// Marks the type as an ndcuda expression (array_expression).
   using is_ndcuda_expression = void;
   /// The result dtype (NumPy's, or D where given: nd::sum<double>).
-  static constexpr dtype type = detail::result_dtype<K, D, N>();
+  [[nodiscard]] static constexpr dtype type() noexcept { return detail::result_dtype<K, D, N>(); }
   /// The reduction's name, for messages and profiler ranges.
   static constexpr const char* op_name = detail::reduction_of(K).name;
   /// As an operand of an expression it reads like one array (its result).
@@ -73,7 +73,11 @@ class [[nodiscard]] reduction_expr {
   /// It adds no scalar parameter to an enclosing kernel.
   static constexpr int scalars = 0;
   /// The C++ type of the result dtype.
-  using value_type = type_of<type>;
+  using value_type = type_of<detail::result_dtype<K, D, N>()>;
+  /// The reduction (for the engine).
+  static constexpr detail::reduce_kind kind = K;
+  /// The result dtype asked for (NumPy's dtype=), or void.
+  using result_override = D;
 
   /// Reduction K of `input` over `axes` (nullopt: all); the axes are checked now, with NumPy's
   /// messages. `s`: the stream to run on (nullptr: the first array's). `param`: ddof for var/std.
@@ -111,14 +115,6 @@ class [[nodiscard]] reduction_expr {
 
   /// The result's shape (NumPy's, keepdims included), known without running anything.
   [[nodiscard]] const shape_t& shape() const noexcept { return layout_.shape; }
-  /// The number of result axes.
-  [[nodiscard]] int ndim() const noexcept { return static_cast<int>(layout_.shape.size()); }
-  /// The number of result elements.
-  [[nodiscard]] index_t size() const noexcept { return shape_size(layout_.shape); }
-  /// The one value of a reduction to a single element, on the host (runs it and waits).
-  [[nodiscard]] value_type item() const { return materialize().item(); }
-  /// The values on the host in C order (runs the reduction and waits).
-  [[nodiscard]] std::vector<value_type> to_host() const { return materialize().to_host(); }
   /// The stream the reduction runs on.
   [[nodiscard]] const ndcuda::stream& stream() const noexcept { return stream_; }
   /// The device of its operands.
@@ -132,6 +128,8 @@ class [[nodiscard]] reduction_expr {
   [[nodiscard]] bool keepdims() const noexcept { return keepdims_; }
   /// ddof for var and std; 0 otherwise.
   [[nodiscard]] double param() const noexcept { return param_; }
+  /// The checked call: shapes and reduced axes (for the engine).
+  [[nodiscard]] const detail::reduce_call& call() const noexcept { return call_; }
   /// The operand's broadcast shape.
   [[nodiscard]] const shape_t& input_shape() const noexcept { return call_.shape; }
   /// The result's C-contiguous layout (what an enclosing expression sees of it before evaluation).
@@ -176,7 +174,7 @@ inline constexpr bool is_reduction_expr<reduction_expr<K, D, N>> = true;
 template <class L, reduce_kind K, class D, class N>
 void collect(const reduction_expr<K, D, N>& x, L& out) {
   out.arrays[static_cast<std::size_t>(out.array_count++)] =
-      leaf_ref{nullptr, &x.layout(), reduction_expr<K, D, N>::type, &x.stream(), x.device()};
+      leaf_ref{nullptr, &x.layout(), reduction_expr<K, D, N>::type(), &x.stream(), x.device()};
 }
 
 /// The tree with every lazy reduction computed into an array (inner ones first): what the engines
@@ -191,7 +189,7 @@ array_leaf<typename X::value_type> lower(const X& x) {  // a node computed whole
   return {x.materialize()};
 }
 template <reduce_kind K, class D, class N>
-array_leaf<type_of<reduction_expr<K, D, N>::type>> lower(const reduction_expr<K, D, N>& x) {
+array_leaf<type_of<reduction_expr<K, D, N>::type()>> lower(const reduction_expr<K, D, N>& x) {
   return {x.materialize()};
 }
 template <class Op, class... A>

@@ -62,7 +62,7 @@ concept opaque_node = requires(const X& x) {
 template <class L, opaque_node X>
 void collect(const X& x, L& out) {
   out.arrays[static_cast<std::size_t>(out.array_count++)] =
-      leaf_ref{nullptr, &x.layout(), X::type, &x.stream(), x.device()};
+      leaf_ref{nullptr, &x.layout(), X::type(), &x.stream(), x.device()};
 }
 
 struct inline_plan;
@@ -102,7 +102,8 @@ struct emitter<expr<Op, A...>> {
       code.precedence = node_code::label_atom;
       return c.values.intern(std::move(code));
     } else {
-      return c.values.intern(emit_operation(Op::spell, Op::input(A::type...), Op::result(A::type...), codes, Op::name));
+      return c.values.intern(
+          emit_operation(Op::spell, Op::input(A::type()...), Op::result(A::type()...), codes, Op::name));
     }
   }
 };
@@ -156,7 +157,7 @@ auto shrink(const A& a) {
   if constexpr (A::arrays + A::scalars <= 1) {
     return a;
   } else {
-    return array_leaf<type_of<A::type>>{a.template evaluate<type_of<A::type>>()};
+    return array_leaf<type_of<A::type()>>{a.template evaluate<type_of<A::type()>>()};
   }
 }
 template <class Op, class... A>

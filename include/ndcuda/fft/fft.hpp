@@ -4,6 +4,8 @@
 /// cache, compiled into ndcuda::linalg) and ops/ for conversions and scaling.
 #pragma once
 
+#include <concepts>
+#include <initializer_list>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/expr/operand_array.hpp>
 #include <ndcuda/fft/detail/entry_points.hpp>
@@ -272,35 +274,58 @@ ndarray<E> roll_axes(const ndarray<E>& x, const std::vector<int>& axes, bool inv
 
 }  // namespace detail
 
-/// numpy.fft.fftshift: the zero frequency moved to the centre of each axis in `axes` (all by default).
+namespace detail {
+
+/// fftshift (inverse false) or ifftshift of `x` over `axes` (nullopt: every axis).
+template <class X>
+auto shift_axes(const X& x, const std::optional<std::vector<index_t>>& axes, bool inverse) {
+  const auto a = to_array(x);
+  std::vector<int> ax;
+  if (axes) {
+    ax = normalize_axes(*axes, a.ndim());
+  } else {
+    for (int i = 0; i < a.ndim(); ++i) {
+      ax.push_back(i);
+    }
+  }
+  return roll_axes(a, ax, inverse);
+}
+
+}  // namespace detail
+
+/// numpy.fft.fftshift: the zero frequency moved to the centre of each axis in `axes` (all by
+/// default). The axes as NumPy takes them: one (`fftshift(x, 1)`), a list (`fftshift(x, {0, 1})`)
+/// or a vector.
 template <array_operand X>
 [[nodiscard]] auto fftshift(const X& x, const std::optional<std::vector<index_t>>& axes = std::nullopt) {
   const ndcuda::detail::op_range<"nd::fft::fftshift"> nvtx;
-  const auto a = detail::to_array(x);
-  std::vector<int> ax;
-  if (axes) {
-    ax = normalize_axes(*axes, a.ndim());
-  } else {
-    for (int i = 0; i < a.ndim(); ++i) {
-      ax.push_back(i);
-    }
-  }
-  return detail::roll_axes(a, ax, false);
+  return detail::shift_axes(x, axes, false);
 }
-/// numpy.fft.ifftshift: the inverse of fftshift (differs for odd lengths).
+/// fftshift over the axes of a brace list: `fftshift(x, {1})`.
+template <array_operand X>
+[[nodiscard]] auto fftshift(const X& x, std::initializer_list<index_t> axes) {
+  return fftshift(x, std::optional<std::vector<index_t>>(std::vector<index_t>(axes)));
+}
+/// fftshift over one axis: `fftshift(x, 1)`.
+template <array_operand X, std::integral I>
+requires(!std::is_same_v<I, bool>) [[nodiscard]] auto fftshift(const X& x, I axis) {
+  return fftshift(x, {static_cast<index_t>(axis)});
+}
+/// numpy.fft.ifftshift: the inverse of fftshift (differs for odd lengths); axes as fftshift's.
 template <array_operand X>
 [[nodiscard]] auto ifftshift(const X& x, const std::optional<std::vector<index_t>>& axes = std::nullopt) {
   const ndcuda::detail::op_range<"nd::fft::ifftshift"> nvtx;
-  const auto a = detail::to_array(x);
-  std::vector<int> ax;
-  if (axes) {
-    ax = normalize_axes(*axes, a.ndim());
-  } else {
-    for (int i = 0; i < a.ndim(); ++i) {
-      ax.push_back(i);
-    }
-  }
-  return detail::roll_axes(a, ax, true);
+  return detail::shift_axes(x, axes, true);
+}
+/// ifftshift over the axes of a brace list: `ifftshift(x, {1})`.
+template <array_operand X>
+[[nodiscard]] auto ifftshift(const X& x, std::initializer_list<index_t> axes) {
+  return ifftshift(x, std::optional<std::vector<index_t>>(std::vector<index_t>(axes)));
+}
+/// ifftshift over one axis: `ifftshift(x, 1)`.
+template <array_operand X, std::integral I>
+requires(!std::is_same_v<I, bool>) [[nodiscard]] auto ifftshift(const X& x, I axis) {
+  return ifftshift(x, {static_cast<index_t>(axis)});
 }
 
 }  // namespace ndcuda::fft

@@ -123,7 +123,7 @@ struct isclose_op {
 template <array_operand A>
 [[nodiscard]] auto round(A&& a, int decimals) {
   using X = detail::node_t<A>;
-  if (X::type == dtype::bool_ && decimals != 0) {
+  if (X::type() == dtype::bool_ && decimals != 0) {
     detail::throw_round_bool(decimals);
   }
   return expr<detail::round_decimals_op, X, detail::scalar_leaf<dtype::int32>>{
@@ -132,7 +132,7 @@ template <array_operand A>
 /// NumPy's round(z) of complex z: both parts rounded, halves to even (the table's round row is
 /// real only; this more constrained overload takes complex operands).
 template <array_operand A>
-requires(is_complex(detail::node_t<A>::type)) [[nodiscard]] auto round(A&& a) {
+requires(is_complex(detail::node_t<A>::type())) [[nodiscard]] auto round(A&& a) {
   return round(std::forward<A>(a), 0);
 }
 /// NumPy's around(a, decimals=0), the same as round.
@@ -147,7 +147,7 @@ template <array_operand A>
 template <array_operand A>
 [[nodiscard]] auto angle(const A& z, deg_t in_degrees = deg_t{false}) {
   const double factor = in_degrees.value ? 180.0 / std::numbers::pi : 1.0;
-  if constexpr (is_complex(detail::node_t<A>::type)) {
+  if constexpr (is_complex(detail::node_t<A>::type())) {
     return arctan2(imag(z), real(z)) * factor;
   } else {
     return arctan2(0, z) * factor;
@@ -159,7 +159,7 @@ template <array_operand A>
 /// and lowest finite values; complex numbers are replaced part by part; integers pass through.
 template <array_operand A>
 [[nodiscard]] auto nan_to_num(A&& a, const nan_to_num_options& o = {}) {
-  constexpr dtype t = detail::node_t<A>::type;
+  constexpr dtype t = detail::node_t<A>::type();
   constexpr dtype p = is_floating(t) || is_complex(t) ? detail::part_of(t) : dtype::float64;
   using P = type_of<p>;
   using L = detail::scalar_leaf<p>;

@@ -66,11 +66,11 @@ std::pair<ndarray<F>, ndarray<S>> unary_pair(pair_kind kind, const ndarray<E>& a
 template <array_operand A, operand B>
 [[nodiscard]] auto ldexp(A&& x, B&& e) {
   using xa = detail::node_t<A>;
-  static_assert(!is_complex(xa::type),
+  static_assert(!is_complex(xa::type()),
                 "ufunc 'ldexp' not supported for the input types (complex mantissa): use real() and imag()");
   if constexpr (array_operand<B>) {
     using eb = detail::node_t<B>;
-    static_assert(detail::ldexp_op::accepts(xa::type, eb::type),
+    static_assert(detail::ldexp_op::accepts(xa::type(), eb::type()),
                   "ufunc 'ldexp' not supported for the input types: the exponent must be an integer (int8..int64, "
                   "uint8..uint32) or bool array");
     return expr<detail::ldexp_op, xa, eb>{{detail::as_node(std::forward<A>(x)), detail::as_node(std::forward<B>(e))}};
@@ -87,7 +87,7 @@ template <array_operand A, operand B>
 /// One kernel writes both arrays; an expression operand is evaluated first.
 template <array_operand A>
 [[nodiscard]] auto frexp(const A& x) {
-  constexpr dtype d = detail::node_t<A>::type;
+  constexpr dtype d = detail::node_t<A>::type();
   static_assert(!is_complex(d), "ufunc 'frexp' not supported for the input types (complex)");
   return detail::unary_pair<type_of<detail::float_of(d)>, std::int32_t>(detail::pair_kind::frexp,
                                                                         detail::operand_array(x));
@@ -97,7 +97,7 @@ template <array_operand A>
 /// like x (modf(-inf) is (-0.0, -inf)). One kernel writes both arrays.
 template <array_operand A>
 [[nodiscard]] auto modf(const A& x) {
-  constexpr dtype d = detail::node_t<A>::type;
+  constexpr dtype d = detail::node_t<A>::type();
   static_assert(!is_complex(d), "ufunc 'modf' not supported for the input types (complex)");
   using F = type_of<detail::float_of(d)>;
   return detail::unary_pair<F, F>(detail::pair_kind::modf, detail::operand_array(x));

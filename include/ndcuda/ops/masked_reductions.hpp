@@ -123,7 +123,7 @@ ndarray<bool> mask_for(const X& x, const ndarray<bool>& mask, const char* what) 
 template <reduce_kind K, class D, class X>
 auto masked_fold(const X& x, const std::optional<std::vector<int>>& axes, const reduce_options& opt) {
   using N = node_t<const X&>;
-  using V = type_of<N::type>;
+  using V = type_of<N::type()>;
   using Out = type_of<result_dtype<K, D, N>()>;
   if constexpr (is_extreme(K)) {
     if (opt.where && !opt.init) {
@@ -178,7 +178,7 @@ auto masked_fold(const X& x, const std::optional<std::vector<int>>& axes, const 
 /// |d|^2 of a real or complex expression, as a real one.
 template <class E>
 auto squared_magnitude(const E& d) {
-  if constexpr (is_complex(node_t<const E&>::type)) {
+  if constexpr (is_complex(node_t<const E&>::type())) {
     return real(d) * real(d) + imag(d) * imag(d);
   } else {
     return d * d;

@@ -116,9 +116,9 @@ concept writable_array = is_ndarray<std::remove_cvref_t<A>> && !std::is_const_v<
 /// dtype must cast to the target's under the same_kind rule, else NumPy's UFuncTypeError.
 template <class E, class X>
 void assign_in_place(const ndarray<E>& target, const X& x, const char* ufunc) {
-  if constexpr (!can_cast_same_kind(X::type, dtype_of<E>)) {
-    throw type_error("Cannot cast ufunc '" + std::string(ufunc) + "' output from dtype('" + std::string(name(X::type)) +
-                     "') to dtype('" + std::string(name(dtype_of<E>)) +
+  if constexpr (!can_cast_same_kind(X::type(), dtype_of<E>)) {
+    throw type_error("Cannot cast ufunc '" + std::string(ufunc) + "' output from dtype('" +
+                     std::string(name(X::type())) + "') to dtype('" + std::string(name(dtype_of<E>)) +
                      "') with casting rule 'same_kind': to store the result anyway, write "
                      "`a(nd::ellipsis) = (a op x).astype<T>()`");
   } else {

@@ -47,7 +47,7 @@ auto reduce_with(const X& x, const std::optional<std::vector<int>>& axes, const 
     return masked_reduce<K, D>(x, axes, opt);
   } else {
     using N = node_t<const X&>;
-    if constexpr (!reduce_accepts(K, N::type)) {
+    if constexpr (!reduce_accepts(K, N::type())) {
       return reduce<K, D>(x, axes, opt.keepdims, opt.s, 0.0);  // its message
     } else {
       return reduction_expr<K, D, N>(as_node(x), axes, opt.keepdims, opt.s, takes_ddof ? opt.delta_dof : 0.0);

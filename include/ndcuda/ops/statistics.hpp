@@ -23,7 +23,7 @@ namespace detail {
 template <reduce_kind K, class X, class... O>
 ndarray<std::int64_t> nan_arg(const X& x, const std::optional<std::vector<int>>& axes, const O&... o) {
   ndarray<std::int64_t> r = reduce_with<K, void>(x, axes, o...);
-  constexpr dtype t = node_t<const X&>::type;
+  constexpr dtype t = node_t<const X&>::type();
   if constexpr (is_floating(t) || is_complex(t)) {
     if (r.size() > 0 && reduce<reduce_kind::any, void>(r < 0, std::nullopt, false, nullptr, 0.0).item()) {
       throw value_error("All-NaN slice encountered");
@@ -94,7 +94,7 @@ requires detail::scan_result_choice<R>
 template <array_operand X, reduce_option... O>
 [[nodiscard]] auto ptp(const X& x, const axes& ax, const O&... o) {
   const detail::op_range<"nd::ptp"> nvtx;
-  using T = type_of<detail::node_t<const X&>::type>;
+  using T = type_of<detail::node_t<const X&>::type()>;
   if constexpr (std::is_same_v<T, bool>) {
     throw type_error(
         "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "

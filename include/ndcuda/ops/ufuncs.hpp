@@ -26,7 +26,7 @@ auto binary(A&& a, B&& b) {
 /// The node of row `Op` over one array-like operand, after the row's check of its dtype.
 template <class Op, class A>
 auto unary(A&& a) {
-  Op::template check<node_t<A>::type>();
+  Op::template check<node_t<A>::type()>();
   return make_expr<Op>(std::forward<A>(a));
 }
 

@@ -48,6 +48,11 @@ struct reduce_call {
 [[nodiscard]] reduce_call prepare_reduction(reduce_kind kind, std::span<const leaf_ref> inputs,
                                             const std::optional<std::vector<int>>& axes, bool keepdims);
 
+/// Whether `out` (C-contiguous, call.result_shape) may receive the reduction directly: on the
+/// inputs' device and sharing no byte with any input (a reduction reads many elements per output,
+/// so any overlap needs a temporary). Computed inputs (draws) have no memory.
+[[nodiscard]] bool reduces_into(const reduce_call& call, const leaf_ref& out, std::span<const leaf_ref> inputs);
+
 /// Runs the reduction into `out` (a fresh C-contiguous array of call.result_shape) on out's
 /// stream, after each input's stream. `param` is ddof for var/std.
 void run_reduction(const reduction_state& state, const reduce_call& call, const leaf_ref& out,

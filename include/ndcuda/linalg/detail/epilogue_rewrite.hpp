@@ -117,8 +117,8 @@ constexpr bool epilogue_dtype(dtype t) noexcept {
 /// Compile-time half of the test: the tree's shape is one of the forms, and its dtype is the
 /// product's (a float32 bias on a bfloat16 product promotes the sum to float32: not fused).
 template <class X>
-concept fusable_epilogue = epilogue_form<X>::match && epilogue_dtype(X::type) && X::type
-                           == epilogue_form<X>::product_type::type;
+concept fusable_epilogue = epilogue_form<X>::match && epilogue_dtype(X::type()) && X::type()
+== epilogue_form<X>::product_type::type();
 
 /// Whether two erased buffers may share memory (the same owner or the same base): conservative.
 inline bool may_share(const erased_array& x, const erased_array& y) noexcept {
@@ -166,7 +166,7 @@ struct lazy_rewrite<X> {
     }
     const ndcuda::detail::op_range<"nd::linalg::matmul_epilogue"> nvtx;
     const auto& p = F::product(F::sum(x));
-    erased_array r = linalg::detail::matmul_epilogue(p.a(), p.b(), &*bias, X::type, static_cast<int>(F::act));
+    erased_array r = linalg::detail::matmul_epilogue(p.a(), p.b(), &*bias, X::type(), static_cast<int>(F::act));
     if (r.base == nullptr && r.owner == nullptr) {
       return std::nullopt;
     }

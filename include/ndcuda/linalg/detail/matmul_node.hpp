@@ -32,14 +32,14 @@ enum class activation { none = 0, relu = 1, gelu = 2 };
 /// must not change, and bind a product used twice in one expression to an array first (each use
 /// computes it).
 template <array_element R>
-class [[nodiscard]] matmul_expr {
+class [[nodiscard]] matmul_expr : public lazy_array<matmul_expr<R>> {
  public:
   /// Marks the type as an ndcuda expression (array_expression).
   using is_ndcuda_expression = void;
   /// Computed whole by linalg, never by an elementwise or reduction engine (ops' opaque_node).
   using computed_whole = void;
   /// The result dtype (NumPy's promotion of the operands).
-  static constexpr dtype type = dtype_of<R>;
+  [[nodiscard]] static constexpr dtype type() noexcept { return dtype_of<R>; }
   /// The operation's name, for messages and profiler ranges.
   static constexpr const char* op_name = "matmul";
   /// As an operand of an expression it reads like one array (its result).
@@ -61,7 +61,7 @@ class [[nodiscard]] matmul_expr {
   /// Runs the product into a new C-contiguous array (one cuBLAS call, or the exact integer kernel).
   [[nodiscard]] ndarray<R> materialize() const {
     const ndcuda::detail::op_range<"nd::matmul"> nvtx;
-    return linalg::detail::restore<R>(linalg::detail::matmul(a_, b_, type));
+    return linalg::detail::restore<R>(linalg::detail::matmul(a_, b_, type()));
   }
   /// The value as a new array of dtype E (the product, then a conversion when E differs).
   template <array_element E>
@@ -85,14 +85,6 @@ class [[nodiscard]] matmul_expr {
 
   /// The result's shape (NumPy's), known without running anything.
   [[nodiscard]] const shape_t& shape() const noexcept { return layout_.shape; }
-  /// The number of result axes.
-  [[nodiscard]] int ndim() const noexcept { return static_cast<int>(layout_.shape.size()); }
-  /// The number of result elements.
-  [[nodiscard]] index_t size() const noexcept { return shape_size(layout_.shape); }
-  /// The one value of a product of one element, on the host (runs it and waits).
-  [[nodiscard]] R item() const { return materialize().item(); }
-  /// The values on the host in C order (runs the product and waits).
-  [[nodiscard]] std::vector<R> to_host() const { return materialize().to_host(); }
   /// The stream the product runs on (a's).
   [[nodiscard]] const ndcuda::stream& stream() const noexcept { return stream_; }
   /// The device of its operands.

@@ -16,7 +16,7 @@ namespace detail {
 template <class M>
 constexpr bool is_bool_mask() {
   if constexpr (requires { typename M::is_ndcuda_expression; }) {
-    return M::type == dtype::bool_;
+    return M::type() == dtype::bool_;
   } else if constexpr (is_advanced_index<M>) {  // ndarray<bool>, std::vector<bool>, std::span<bool>
     return std::is_same_v<std::remove_cv_t<typename M::value_type>, bool>;
   } else {

@@ -59,7 +59,7 @@ namespace ndcuda::detail {
 /// indices: a fused draw equals the materialised one element for element.
 template <int E, int W, dtype D>
 struct random_leaf {
-  static constexpr dtype type = D;
+  [[nodiscard]] static constexpr dtype type() noexcept { return D; }
   static constexpr int arrays = 1;
   static constexpr int scalars = 0;
   random::detail::reservation draw;

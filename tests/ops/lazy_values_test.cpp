@@ -1,0 +1,156 @@
+// Lazy values read like arrays (issue 36): an expression and a reduction answer shape, ndim, size,
+// type(), device and stream without computing anything, and item(), a conversion, indexing,
+// reshape, transpose and copy compute them once and give what the array would. Host checks on
+// fake arrays (nothing launched); GPU checks against host references in double precision.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <ndcuda/ndcuda.hpp>
+#include <vector>
+
+#include "support/counted_pool.hpp"
+#include "support/fake_array.hpp"
+#include "support/gpu.hpp"
+#include "support/random_inputs.hpp"
+
+namespace nd = ndcuda;
+
+namespace {
+
+using nd::testing::fake;
+
+// The array and the lazy spellings answer type() alike: a static constexpr function on both.
+static_assert(nd::ndarray<float>::type() == nd::dtype::float32);
+static_assert(decltype(std::declval<nd::ndarray<float>>() * 2.0)::type() == nd::dtype::float32);
+static_assert(decltype(nd::sum(std::declval<nd::ndarray<std::int8_t>>()))::type() == nd::dtype::int64);
+
+// The host reference of a row-major m x n matrix's column sums.
+std::vector<double> column_sums(const std::vector<float>& v, std::size_t m, std::size_t n) {
+  std::vector<double> s(n, 0.0);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      s[j] += v[i * n + j];
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(LazyValues, ShapesAndDtypesAreKnownWithoutComputing) {
+  const auto a = fake<float>({3, 1, 5});
+  const auto b = fake<float>({4, 1});
+  const auto e = a * 2.0F + b;  // broadcast to (3, 4, 5)
+  EXPECT_EQ(e.shape(), (nd::shape_t{3, 4, 5}));
+  EXPECT_EQ(e.ndim(), 3);
+  EXPECT_EQ(e.size(), 60);
+  EXPECT_EQ(e.type(), nd::dtype::float32);
+  EXPECT_EQ(e.device(), a.device());
+  EXPECT_EQ(&e.stream(), &std::get<0>(std::get<0>(e.args).args).array.stream());
+  const auto r = nd::sum(a, 0);
+  EXPECT_EQ(r.shape(), (nd::shape_t{1, 5}));
+  EXPECT_EQ(r.ndim(), 2);
+  EXPECT_EQ(r.size(), 5);
+  EXPECT_EQ(r.type(), nd::dtype::float32);
+  const auto mixed = (a - nd::mean(a, 2, nd::keepdims)).astype<double>();
+  EXPECT_EQ(mixed.shape(), (nd::shape_t{3, 1, 5}));
+  EXPECT_EQ(mixed.type(), nd::dtype::float64);
+}
+
+TEST(LazyValues, ItemConversionsIndexingAndViewsEqualTheArraysOnTheGpu) {
+  NDCUDA_REQUIRE_GPU();
+  constexpr std::size_t m = 7;
+  constexpr std::size_t n = 9;
+  const std::vector<float> host = nd::testing::uniform_values<float>(m * n, -2.0, 2.0);
+  const nd::ndarray<float> x = nd::asarray(host, {m, n});
+
+  // item() and static_cast of a 0-d expression of a reduction (NumPy: float(np.sum(x) / n)).
+  double total = 0.0;
+  for (float v : host) {
+    total += v;
+  }
+  const double mean_want = total / static_cast<double>(m * n);
+  EXPECT_NEAR((nd::sum(x) / static_cast<float>(m * n)).item(), mean_want, 1e-5);
+  EXPECT_NEAR(static_cast<double>(nd::sum(x) / static_cast<float>(m * n)), mean_want, 1e-5);
+  EXPECT_NEAR(static_cast<double>(nd::sum(x)), total, 1e-3);
+  EXPECT_THROW((void)static_cast<double>(x * 2.0F), nd::error);  // 63 elements: not one value
+
+  // Indexing a reduction: the column sums with a new axis, and a mask over them.
+  const std::vector<double> sums = column_sums(host, m, n);
+  const nd::ndarray<float> col = nd::sum(x, 0)(nd::all, nd::newaxis);
+  ASSERT_EQ(col.shape(), (nd::shape_t{n, 1}));
+  const std::vector<float> got = col.to_host();
+  for (std::size_t j = 0; j < n; ++j) {
+    EXPECT_NEAR(got[j], sums[j], 1e-4) << j;
+  }
+  const auto positive = nd::sum(x, 0)(nd::sum(x, 0) > 0.0F).to_host();
+  std::vector<double> want_positive;
+  for (double s : sums) {
+    if (s > 0) {
+      want_positive.push_back(s);
+    }
+  }
+  ASSERT_EQ(positive.size(), want_positive.size());
+  for (std::size_t k = 0; k < positive.size(); ++k) {
+    EXPECT_NEAR(positive[k], want_positive[k], 1e-4);
+  }
+
+  // Slicing, reshape, transpose, copy and ravel of an expression.
+  const auto z = x * 3.0F - 1.0F;
+  const std::vector<float> row2 = z(2, nd::all).to_host();
+  for (std::size_t j = 0; j < n; ++j) {
+    EXPECT_FLOAT_EQ(row2[j], host[2 * n + j] * 3.0F - 1.0F);
+  }
+  const std::vector<float> t = z.T().copy().to_host();
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      EXPECT_FLOAT_EQ(t[j * m + i], host[i * n + j] * 3.0F - 1.0F);
+    }
+  }
+  EXPECT_EQ(z.reshape({n, m}).shape(), (nd::shape_t{n, m}));
+  EXPECT_EQ(z.ravel().shape(), (nd::shape_t{m * n}));
+  const std::vector<float> flat = z.flatten().to_host();
+  for (std::size_t k = 0; k < m * n; ++k) {
+    EXPECT_FLOAT_EQ(flat[k], host[k] * 3.0F - 1.0F);
+  }
+}
+
+TEST(LazyValues, ReductionsWrittenIntoAnArrayAllocateNothingOnTheGpu) {
+  NDCUDA_REQUIRE_GPU();
+  constexpr std::size_t rows = 4096;
+  constexpr std::size_t cols = 96;
+  const std::vector<float> host = nd::testing::uniform_values<float>(rows * cols, -1.0, 1.0);
+  const nd::ndarray<float> a = nd::asarray(host, {rows, cols});
+  std::vector<double> row_sums(rows, 0.0);
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      row_sums[i] += static_cast<double>(host[i * cols + j]) * 2.0;
+    }
+  }
+  nd::ndarray<float> c = nd::empty<float>({rows}, a.stream());
+  nd::ndarray<float> k = nd::empty<float>({rows, 1}, a.stream());
+  a.stream().synchronize();
+  {
+    const nd::testing::counted_pool counted;
+    const nd::memory_stats before = counted.pool->stats();
+    c(nd::ellipsis) = nd::sum(a * 2.0F, 1);  // straight into c's memory
+    k.assign(nd::sum(a * 2.0F, 1, nd::keepdims));
+    c.stream().synchronize();
+    EXPECT_EQ(counted.pool->stats().allocation_count, before.allocation_count);
+  }
+  const std::vector<float> got = c.to_host();
+  const std::vector<float> got_keep = k.to_host();
+  for (std::size_t i = 0; i < rows; ++i) {
+    EXPECT_NEAR(got[i], row_sums[i], 1e-3) << i;
+    EXPECT_NEAR(got_keep[i], row_sums[i], 1e-3) << i;
+  }
+  // A target that overlaps the operand (its first column) still gets the right values: the
+  // reduction goes through a temporary there.
+  nd::ndarray<float> b = a.copy();
+  b(nd::all, 0) = nd::sum(b, 1);
+  const std::vector<float> first = b(nd::all, 0).copy().to_host();
+  for (std::size_t i = 0; i < rows; ++i) {
+    EXPECT_NEAR(first[i], row_sums[i] / 2.0, 1e-3) << i;
+  }
+}
