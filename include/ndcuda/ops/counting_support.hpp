@@ -20,8 +20,8 @@ namespace ndcuda {
 
 /// np.histogram's `range=(lo, hi)`.
 struct bin_range {
-  double lo;
-  double hi;
+  double lo;  ///< the left edge of the first bin
+  double hi;  ///< the right edge of the last bin
 };
 
 namespace detail {
