@@ -1,8 +1,8 @@
 /// @file
-/// distributed_array<T> with every member defined: the class (dist/detail/distributed_array_class.hpp)
+/// distributed_array<T> with every member defined: the class (dist/distributed_array_class.hpp)
 /// and its movement members (dist/movement.hpp). Creation and operations live in their own headers
 /// (dist/{creation,expression,reductions,random}.hpp; <ndcuda/dist.hpp> brings them all).
 #pragma once
 
-#include <ndcuda/dist/detail/distributed_array_class.hpp>  // IWYU pragma: export
-#include <ndcuda/dist/movement.hpp>                        // IWYU pragma: export
+#include <ndcuda/dist/distributed_array_class.hpp>  // IWYU pragma: export
+#include <ndcuda/dist/movement.hpp>                 // IWYU pragma: export

@@ -1,13 +1,13 @@
 /// @file
 /// Moving distributed arrays: gather to one device, to the host, reshard along another axis and
 /// replicate, through peer copies and NCCL send/recv groups: the definitions of the movement members
-/// that dist/detail/distributed_array_class.hpp declares. Builds on that class header;
+/// that dist/distributed_array_class.hpp declares. Builds on that class header;
 /// <ndcuda/dist/distributed_array.hpp> includes this file.
 #pragma once
 
 #include <algorithm>
 #include <ndcuda/device/detail/capture.hpp>
-#include <ndcuda/dist/detail/distributed_array_class.hpp>
+#include <ndcuda/dist/distributed_array_class.hpp>
 #include <vector>
 
 namespace ndcuda::dist {

@@ -25,7 +25,9 @@ inline constexpr bool lazy_write = false;
 template <array_element T>
 class lazy_read : public ndarray<T> {
  public:
+  /// The computed, indexed value.
   explicit lazy_read(ndarray<T> value) : ndarray<T>(std::move(value)) {}
+  /// Shares the value, as ndarray's copy does.
   lazy_read(const lazy_read&) = default;
   lazy_read& operator=(const lazy_read&) = delete;
   ~lazy_read() = default;

@@ -1,8 +1,8 @@
 /// @file
 /// nd::random::generator, spelled as NumPy's Generator, with every member defined: the class
-/// (random/detail/generator_class.hpp) and its sampling and shuffling members (random/shuffling.hpp).
+/// (random/generator_class.hpp) and its sampling and shuffling members (random/shuffling.hpp).
 /// Include this header (or <ndcuda/random.hpp>) to use a generator.
 #pragma once
 
-#include <ndcuda/random/detail/generator_class.hpp>  // IWYU pragma: export
-#include <ndcuda/random/shuffling.hpp>               // IWYU pragma: export
+#include <ndcuda/random/generator_class.hpp>  // IWYU pragma: export
+#include <ndcuda/random/shuffling.hpp>        // IWYU pragma: export

@@ -1,7 +1,7 @@
 /// @file
 /// The generator's sampling and shuffling methods (NumPy's permutation, shuffle, permuted, choice):
 /// random 64-bit keys sorted by nd::argsort, then rows gathered. Eager: they return arrays.
-/// Builds on the class in random/detail/generator_class.hpp and on
+/// Builds on the class in random/generator_class.hpp and on
 /// ops/{sorting,scans,reductions,functions}.hpp; <ndcuda/random/generator.hpp> includes this file.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <ndcuda/ops/reductions.hpp>
 #include <ndcuda/ops/scans.hpp>
 #include <ndcuda/ops/sorting.hpp>
-#include <ndcuda/random/detail/generator_class.hpp>
+#include <ndcuda/random/generator_class.hpp>
 #include <optional>
 #include <string>
 
