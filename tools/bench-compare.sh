@@ -11,7 +11,8 @@
 # here, or on the GPU machine from a tarball carried with the working tree); the "after" tree is
 # this checkout. Environment: BENCHES (default: elementwise_bench reduction_bench random_bench
 # jit_compile_bench), ROUNDS (default 3), JOBS (default nproc), BENCH_FILTER (a
-# --benchmark_filter regex), NEW_BUILD (a Release build dir of this checkout to reuse, e.g. the one
+# --benchmark_filter regex), BENCH_ARGS (more benchmark flags, e.g. --benchmark_min_time=0.2 for
+# shorter rounds, so that more of them fit), NEW_BUILD (a Release build dir of this checkout to reuse, e.g. the one
 # tools/gpu-check.sh made: only the benchmark targets are built there).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +42,8 @@ wait $new_pid || { echo "bench-compare: the new tree did not build"; exit 1; }
 
 filter=()
 [[ -n "${BENCH_FILTER:-}" ]] && filter=(--benchmark_filter="$BENCH_FILTER")
+read -r -a extra <<<"${BENCH_ARGS:-}"
+filter+=("${extra[@]}")
 for ((r = 1; r <= rounds; r++)); do
   for b in $benches; do
     for tree in base new; do

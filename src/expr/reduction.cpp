@@ -108,7 +108,7 @@ std::pair<std::uintptr_t, std::uintptr_t> byte_span(const leaf_ref& v) {
 }  // namespace
 
 bool reduces_into(const reduce_call& call, const leaf_ref& out, std::span<const leaf_ref> inputs) {
-  if (out.layout->shape != call.result_shape || out.layout->strides != contiguous_layout(call.result_shape).strides) {
+  if (out.layout->shape != call.result_shape || !is_c_contiguous(out.layout->shape, out.layout->strides)) {
     return false;
   }
   const auto [out_first, out_last] = byte_span(out);

@@ -215,16 +215,12 @@ shape_t expr<Op, Args...>::shape() const {
 
 template <class Op, class... Args>
 int expr<Op, Args...>::device() const {
-  detail::leaves_of<expr> leaves;
-  detail::collect(*this, leaves);
-  return leaves.arrays[0].device;
+  return detail::first_leaf(*this).device;
 }
 
 template <class Op, class... Args>
 const ndcuda::stream& expr<Op, Args...>::stream() const {
-  detail::leaves_of<expr> leaves;
-  detail::collect(*this, leaves);
-  return *leaves.arrays[0].s;  // a member of an operand this node holds
+  return *detail::first_leaf(*this).s;  // a member of an operand this node holds
 }
 
 template <class Op, class... Args>

@@ -142,9 +142,7 @@ class [[nodiscard]] reduction_expr : public lazy_array<reduction_expr<K, D, N>> 
     if (s != nullptr) {
       return *s;
     }
-    detail::leaves_of<N> leaves;
-    detail::collect(input_, leaves);
-    return *leaves.arrays[0].s;
+    return *detail::first_leaf(input_).s;
   }
 
   N input_;
@@ -173,8 +171,7 @@ inline constexpr bool is_reduction_expr<reduction_expr<K, D, N>> = true;
 /// engines never see it: evaluation lowers it first (lower, below).
 template <class L, reduce_kind K, class D, class N>
 void collect(const reduction_expr<K, D, N>& x, L& out) {
-  out.arrays[static_cast<std::size_t>(out.array_count++)] =
-      leaf_ref{nullptr, &x.layout(), reduction_expr<K, D, N>::type(), &x.stream(), x.device()};
+  out.arrays[static_cast<std::size_t>(out.array_count++)] = result_leaf(x);
 }
 
 /// The tree with every lazy reduction computed into an array (inner ones first): what the engines

@@ -59,10 +59,46 @@ concept opaque_node = requires(const X& x) {
   typename X::computed_whole;
   x.materialize();
 };
+/// A lazy node seen as one array of its result's layout with no memory yet (an opaque node, a
+/// lazy reduction): enough for shapes, devices and streams.
+template <class X>
+leaf_ref result_leaf(const X& x) {
+  return leaf_ref{nullptr, &x.layout(), X::type(), &x.stream(), x.device()};
+}
 template <class L, opaque_node X>
 void collect(const X& x, L& out) {
-  out.arrays[static_cast<std::size_t>(out.array_count++)] =
-      leaf_ref{nullptr, &x.layout(), X::type(), &x.stream(), x.device()};
+  out.arrays[static_cast<std::size_t>(out.array_count++)] = result_leaf(x);
+}
+
+/// The first array an expression reads (its device and stream are the expression's), found
+/// without collecting the rest: device() and stream() take this walk. A leaf of any kind (an
+/// array, a draw, a lazy node seen whole) is collected alone.
+template <class X>
+leaf_ref first_leaf(const X& x) {
+  struct one_leaf {
+    std::array<leaf_ref, 1> arrays{};
+    std::array<const void*, 1> scalars{};
+    std::array<dtype, 1> scalar_types{};
+    int array_count = 0;
+    int scalar_count = 0;
+  } leaf;
+  collect(x, leaf);
+  return leaf.arrays[0];
+}
+template <class Op, class... A>
+leaf_ref first_leaf(const expr<Op, A...>& x) {
+  leaf_ref found{};
+  bool done = false;
+  const auto visit = [&](const auto& a) {
+    if constexpr (std::remove_cvref_t<decltype(a)>::arrays > 0) {  // scalars read no array
+      if (!done) {
+        found = first_leaf(a);
+        done = true;
+      }
+    }
+  };
+  std::apply([&](const auto&... a) { (visit(a), ...); }, x.args);
+  return found;
 }
 
 struct inline_plan;

@@ -162,7 +162,7 @@ histogram_result<C, F> finish_histogram(const ndarray<std::int64_t>& idx, const 
     const ndarray<double> n = o.weights ? sums : counts.template astype<double>();
     const ndarray<double> e = edges.template astype<double>();
     const ndarray<double> db = e(slice(1, none)) - e(slice(none, -1));
-    ndarray<C> h = n / db / sum(n);
+    ndarray<C> h = (n / db / sum(n)).template astype<C>();  // C is float64 whenever density is given
     return {h, edges};
   } else if constexpr (std::is_same_v<C, std::int64_t>) {
     return {counts, edges};
