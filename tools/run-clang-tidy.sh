@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # Runs clang-tidy (checks from the root .clang-tidy) on the C++ files changed against a base ref, or
-# on every file, using the compile commands of a configured build. Not part of CI (a full run takes
-# tens of minutes on two cores); run it before sending a change (docs/contributing.md).
+# on every file, using the compile commands of a configured build. CI runs it with --library and
+# without performance-unnecessary-value-param (.ci/run says why); run it on what you change before
+# sending it (docs/contributing.md), which covers that check and the tests too.
 #
 #   tools/run-clang-tidy.sh                 files changed against origin/main (or main)
 #   tools/run-clang-tidy.sh --base <ref>    files changed against <ref>
+#   tools/run-clang-tidy.sh --library       every .cpp under src/ (the libraries; what CI checks)
 #   tools/run-clang-tidy.sh --all           every .cpp under src/, tests/, examples/, benchmarks/
 #   tools/run-clang-tidy.sh <file>...       just these files
 #
 # .cu files are skipped (clang-tidy cannot read nvcc's flags). A changed header is checked through
 # the .cpp files that include it directly, since headers have no compile command of their own;
-# .clang-tidy's HeaderFilterRegex reports findings in ndcuda's headers. Exits 1 when a check fires.
+# .clang-tidy's HeaderFilterRegex reports findings in ndcuda's headers. Exits 1 when a check fires
+# or clang-tidy fails on a file.
 #
 # Environment: BUILD_DIR (default build; configured with CMAKE_EXPORT_COMPILE_COMMANDS=ON, which
-# the top-level CMakeLists.txt turns on), CLANG_TIDY (default clang-tidy), JOBS (default nproc).
+# the top-level CMakeLists.txt turns on), CLANG_TIDY (default clang-tidy), JOBS (default nproc),
+# CHECKS (globs appended to .clang-tidy's Checks, e.g. -performance-unnecessary-value-param).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 tidy=${CLANG_TIDY:-clang-tidy}
 jobs=${JOBS:-$(nproc)}
+tidy_args=(-p "$build" --quiet)
+[[ -n ${CHECKS:-} ]] && tidy_args+=("--checks=$CHECKS")
 
 command -v "$tidy" >/dev/null || { echo "run-clang-tidy: $tidy not found (Debian: apt-get install clang-tidy)" >&2; exit 2; }
 [[ -f $build/compile_commands.json ]] || {
@@ -30,13 +36,14 @@ command -v "$tidy" >/dev/null || { echo "run-clang-tidy: $tidy not found (Debian
 base=""
 files=()
 case "${1:-}" in
+  --library) mapfile -t files < <(git ls-files -- 'src/*.cpp') ;;
   --all) mapfile -t files < <(git ls-files -- 'src/*.cpp' 'tests/*.cpp' 'examples/*.cpp' 'benchmarks/*.cpp') ;;
   --base) base=${2:?--base needs a ref} ;;
   "") ;;
   *) files=("$@") ;;
 esac
 
-if [[ ${#files[@]} -eq 0 && "${1:-}" != "--all" ]]; then
+if [[ ${#files[@]} -eq 0 && "${1:-}" != "--all" && "${1:-}" != "--library" ]]; then
   if [[ -z $base ]]; then
     if git rev-parse -q --verify origin/main >/dev/null; then base=origin/main; else base=main; fi
   fi
@@ -64,17 +71,26 @@ if [[ ${#files[@]} -eq 0 ]]; then
   echo "run-clang-tidy: no compiled C++ file to check${base:+ (changes against $base)}"
   exit 0
 fi
-echo "run-clang-tidy: ${#files[@]} file(s) with $("$tidy" --version | grep -o 'version [0-9.]*'), $jobs at a time"
+echo "run-clang-tidy: ${#files[@]} file(s) with $("$tidy" --version | grep -o 'version [0-9.]*'), $jobs at a time${CHECKS:+, checks $CHECKS}"
 
-# clang-tidy prints findings as file:line:col: warning: ... [check]; one process per file.
+# clang-tidy prints findings as file:line:col: warning: ... [check] (error: under .clang-tidy's
+# WarningsAsErrors); one process per file.
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-printf '%s\0' "${files[@]}" | xargs -0 -n 1 -P "$jobs" "$tidy" -p "$build" --quiet 2>/dev/null >"$log" || true
+errors=$(mktemp)
+trap 'rm -f "$log" "$errors"' EXIT
+status=0
+printf '%s\0' "${files[@]}" | xargs -0 -n 1 -P "$jobs" "$tidy" "${tidy_args[@]}" 2>"$errors" >"$log" || status=$?
 # The same header finding reached through several .cpp files is shown once.
 findings=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$log" | sort -u || true)
 if [[ -n $findings ]]; then
   echo "$findings"
   echo "run-clang-tidy: $(wc -l <<<"$findings") finding(s); fix them, or justify a NOLINT(check) on the line" >&2
+  exit 1
+fi
+if [[ $status -ne 0 ]]; then
+  # No finding, yet a clang-tidy failed (a crash, a bad option): its messages, less the counts.
+  grep -v -E 'warnings? (generated|treated as errors)' "$errors" >&2 || true
+  echo "run-clang-tidy: clang-tidy failed (xargs status $status) without a finding; see above" >&2
   exit 1
 fi
 echo "run-clang-tidy: no findings"
