@@ -3,6 +3,8 @@
 #include <limits>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/shape.hpp>
+#include <ostream>
+#include <string>
 
 namespace ndcuda {
 
@@ -18,6 +20,10 @@ std::string format_shape(std::span<const index_t> shape) {
     text += ",";
   }
   return text + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const shape_t& shape) {
+  return os << format_shape(shape);
 }
 
 index_t shape_size(std::span<const index_t> shape) {

@@ -15,6 +15,10 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y, [[maybe_unused]] nd::
   nd::ndarray<float> picked = x(y.astype<std::int64_t>());  // an advanced index, read where it is made
   nd::ndarray<float> z = (x - 1.0F) * 2.0F;                 // a lazy value named as an array, then written
   z(b) = 0.0F;
+  nd::ndarray<float> narrowed = y * 2.0;  // float64 -> float32: same_kind, implicit as NumPy's out=
+  nd::ndarray<int> truncated = (x * 2.5F).astype<int>();
+  (void)narrowed;
+  (void)truncated;
   (void)v;
   (void)s;
   (void)d;
@@ -45,5 +49,8 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y, [[maybe_unused]] nd::
 #elif NDCUDA_MISUSE == 9
   auto z = (x - 1.0F) * 2.0F;  // an expression: z(b) reads a computed copy, so the write would be lost
   z(b) = 0.0F;
+#elif NDCUDA_MISUSE == 10
+  nd::ndarray<int> k = x * 2.5F;  // float -> int truncates: NumPy's same_kind refuses it; write astype<int>()
+  (void)k;
 #endif
 }

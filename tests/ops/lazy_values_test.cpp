@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <ndcuda/ndcuda.hpp>
+#include <sstream>
 #include <vector>
 
 #include "support/counted_pool.hpp"
@@ -153,4 +154,32 @@ TEST(LazyValues, ReductionsWrittenIntoAnArrayAllocateNothingOnTheGpu) {
   for (std::size_t i = 0; i < rows; ++i) {
     EXPECT_NEAR(first[i], row_sums[i] / 2.0, 1e-3) << i;
   }
+}
+
+TEST(LazyValues, ShapesPrintAsNumpyWithoutComputing) {
+  const auto a = fake<float>({3, 1, 5});
+  std::ostringstream os;
+  os << (a * 2.0F).shape() << ' ' << nd::sum(a, 1).shape() << ' ' << nd::shape_t{} << ' ' << nd::shape_t{5};
+  EXPECT_EQ(os.str(), "(3, 1, 5) (3, 5) () (5,)");
+}
+
+// The conversion rule (docs/differences-from-numpy.md): same_kind conversions of a lazy value stay
+// implicit; across kinds astype<T>() spells the cast (the refusal: compile_fail's
+// unsafe_cast_from_lazy_value).
+TEST(LazyValues, SameKindConversionsAreImplicitAndUnsafeOnesSpelledOnTheGpu) {
+  NDCUDA_REQUIRE_GPU();
+  const std::vector<double> host = nd::testing::uniform_values<double>(1000, -50.0, 50.0);
+  const nd::ndarray<double> d = nd::asarray(host, {1000});
+  const nd::ndarray<float> narrowed = d * 2.0;  // float64 -> float32: same_kind
+  nd::ndarray<std::int32_t> truncated = (d * 2.5).astype<std::int32_t>();
+  const nd::ndarray<std::int64_t> counts = nd::asarray(std::vector<std::int64_t>{5, -7, 1 << 20}, {3});
+  nd::ndarray<std::int32_t> smaller = counts * 3;  // int64 -> int32: same_kind
+  truncated = (d * 2.5).astype<std::int32_t>();    // rebinding: the same rule
+  const std::vector<float> got = narrowed.to_host();
+  const std::vector<std::int32_t> got_int = truncated.to_host();
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    EXPECT_EQ(got[i], static_cast<float>(host[i] * 2.0)) << i;
+    EXPECT_EQ(got_int[i], static_cast<std::int32_t>(host[i] * 2.5)) << i;  // C's truncation, as NumPy's astype
+  }
+  EXPECT_EQ(smaller.to_host(), (std::vector<std::int32_t>{15, -21, 3 << 20}));
 }

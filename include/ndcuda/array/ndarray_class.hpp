@@ -14,6 +14,7 @@
 #include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/core/promotion.hpp>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
@@ -66,9 +67,13 @@ class ndarray {
   /// Moves the handle; no element is copied.
   ndarray(ndarray&&) noexcept = default;
   ~ndarray() = default;
-  /// Evaluates `x` into a new C-contiguous array of its operands' broadcast shape.
+  /// Evaluates `x` into a new C-contiguous array of its operands' broadcast shape. A value of
+  /// another dtype converts as NumPy's same_kind rule allows (float64 -> float32, int64 -> int32);
+  /// any other conversion (float -> int, complex -> real, int64 -> uint64) is spelled astype<E>().
   template <array_expression X>
-  ndarray(const X& x) : ndarray(x.template evaluate<E>()) {}  // NOLINT: implicit, as `ndarray<T> d = a + b;`
+  ndarray(const X& x) : ndarray(x.template evaluate<E>()) {  // NOLINT: implicit, as `ndarray<T> d = a + b;`
+    refuse_unsafe_cast<X>();
+  }
 
   // ---- assignment to a named array rebinds it (NumPy's `d = x`) -----------------------------------
 
@@ -80,6 +85,7 @@ class ndarray {
   /// their values. Inside nd::capture the new array comes from the capture pool.
   template <array_expression X>
   ndarray& operator=(const X& x) & {
+    refuse_unsafe_cast<X>();
     return *this = x.template evaluate<E>();
   }
   // Deleted, so that ported NumPy code fails to compile instead of silently converting: NumPy
@@ -295,6 +301,14 @@ class ndarray {
   [[nodiscard]] ndarray on_stream(const ndcuda::stream& s) const { return ndarray(owner_, base_, layout_, device_, s); }
 
  private:
+  // The one conversion rule for a lazy value becoming this array (docs/differences-from-numpy.md).
+  template <class X>
+  static constexpr void refuse_unsafe_cast() noexcept {
+    static_assert(can_cast_same_kind(std::remove_cvref_t<X>::type(), dtype_of<E>),
+                  "this lazy value's dtype converts to the array's only by an unsafe cast (NumPy's same_kind rule "
+                  "refuses it: float -> int, complex -> real, signed -> unsigned of the same size...); spell it "
+                  "`x.astype<T>()`, as NumPy's out= needs casting='unsafe'");
+  }
   template <array_element>
   friend class ndarray;
 

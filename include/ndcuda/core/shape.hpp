@@ -5,22 +5,35 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ndcuda {
 
 /// Extents, strides, indices and sizes: int64, as NumPy's intp on 64-bit hosts.
 using index_t = std::int64_t;
-/// Extents of each dimension, outermost first (C order), like NumPy's `shape`.
-using shape_t = std::vector<index_t>;
+/// Extents of each dimension, outermost first (C order), like NumPy's `shape`: a std::vector of
+/// int64 in every way, with its own name in namespace ndcuda so that `std::cout << x.shape()`
+/// finds the operator<< below, which prints NumPy's "(3, 4)".
+struct shape_t : std::vector<index_t> {
+  using std::vector<index_t>::vector;
+  shape_t() = default;
+  /// From strides or any vector of extents.
+  shape_t(const std::vector<index_t>& v) : std::vector<index_t>(v) {}  // NOLINT: a vector of extents is a shape
+  /// From strides or any vector of extents.
+  shape_t(std::vector<index_t>&& v) noexcept : std::vector<index_t>(std::move(v)) {}  // NOLINT: as above
+};
 /// Distance between neighbours along each dimension, in elements (NumPy uses bytes). May be zero
 /// (broadcast) or negative (reversed views).
 using strides_t = std::vector<index_t>;
 
 /// NumPy's textual form: "(3, 4)", "(5,)", "()".
 [[nodiscard]] std::string format_shape(std::span<const index_t> shape);
+/// Prints format_shape(shape): "(3, 4)".
+std::ostream& operator<<(std::ostream& os, const shape_t& shape);
 
 /// Number of elements; 1 for a 0-d shape. Throws shape_error on a negative extent or when the
 /// product of the non-zero extents overflows int64 (NumPy refuses (2**40, 2**40, 0) too). Byte
