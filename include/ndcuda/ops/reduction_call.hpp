@@ -54,11 +54,14 @@ struct ddof {
 
 /// What a reduction takes after its axes, in any order: nd::keepdims, nd::ddof(n) (var and std
 /// and their nan forms), nd::where_mask(m), nd::initial(v) (ops/reduction_options.hpp) and the
-/// stream to run on (default: the first array's stream).
+/// stream to run on (default: the first array's stream). A bare bool is accepted here only to be
+/// refused with a message naming nd::keepdims (reduce_options), instead of a list of candidates.
 template <class O>
-concept reduce_option = std::is_same_v<std::remove_cvref_t<O>, keepdims_t> ||
-    std::is_same_v<std::remove_cvref_t<O>, ddof> || std::is_same_v<std::remove_cvref_t<O>, stream> ||
-    std::is_same_v<std::remove_cvref_t<O>, where_mask_t> || std::is_same_v<std::remove_cvref_t<O>, initial>;
+concept reduce_option =
+    std::is_same_v<std::remove_cvref_t<O>, keepdims_t> || std::is_same_v<std::remove_cvref_t<O>, ddof> ||
+    std::is_same_v<std::remove_cvref_t<O>, stream> || std::is_same_v<std::remove_cvref_t<O>, where_mask_t> ||
+    std::is_same_v<std::remove_cvref_t<O>, initial> || std::is_same_v < std::remove_cvref_t<O>,
+bool > ;
 
 namespace detail {
 
@@ -72,7 +75,12 @@ struct reduce_options {
 
   template <reduce_option... O>
   explicit reduce_options(const O&... o) {
-    (set(o), ...);
+    static_assert((!std::is_same_v<O, bool> && ...),
+                  "a bare true/false is not keepdims (nor an axis, nor ddof): write nd::sum(x, 1, nd::keepdims), "
+                  "nd::keepdims(flag) for a value known at run time, or nd::ddof(1) for var/std");
+    if constexpr ((!std::is_same_v<O, bool> && ...)) {
+      (set(o), ...);
+    }
   }
 
  private:
