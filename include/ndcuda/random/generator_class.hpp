@@ -13,6 +13,7 @@
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/core/size_arg.hpp>
 #include <ndcuda/random/detail/draw.hpp>
 #include <ndcuda/random/detail/specs.hpp>
 #include <optional>
@@ -65,7 +66,8 @@ shape_t shape_of(const X& x) {
 /// The draw's shape: `size`, which every array parameter must broadcast to (NumPy), or else the
 /// parameters' broadcast shape (0-d when all are scalars).
 template <class... P>
-shape_t draw_shape(const char* function, const std::optional<shape_t>& size, const P&... params) {
+shape_t draw_shape(const char* function, const size_arg& size_given, const P&... params) {
+  const std::optional<shape_t>& size = size_given.get();
   shape_t shape;
   bool any = false;
   (
@@ -132,6 +134,34 @@ class stream_arg {
   const stream* s_ = nullptr;
 };
 
+/// choice's `p`, NumPy's probabilities: an array or lazy value of any float dtype (converted to
+/// float64, as NumPy converts p), or nd::none for equal weights.
+class choice_weights {
+ public:
+  // Implicit, each of them: `p` is passed as NumPy's p= is.
+  /// Equal weights (NumPy's p=None).
+  choice_weights() = default;
+  /// nd::none: equal weights.
+  choice_weights(std::nullopt_t /*none*/) {}
+  /// float64 weights, or none.
+  choice_weights(std::optional<ndarray<double>> p) : p_(std::move(p)) {}
+  /// Weights of another float dtype, or a lazy value: converted to float64 once, here.
+  template <array_operand X>
+  requires(is_floating(std::remove_cvref_t<X>::type())) choice_weights(const X& p) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<X>, ndarray<double>>) {
+      p_ = p;
+    } else {
+      p_ = ndarray<double>(p.template astype<double>());
+    }
+  }
+
+  /// The weights, or nullopt for equal ones.
+  [[nodiscard]] const std::optional<ndarray<double>>& get() const noexcept { return p_; }
+
+ private:
+  std::optional<ndarray<double>> p_;
+};
+
 /// NumPy's Generator over Philox-4x32-10. Copies share one stream of numbers, as Python names
 /// of one Generator do. Each distribution reserves its Philox blocks when called and returns a
 /// lazy draw: `nd::ndarray<float> a = g.normal<float>({n});` materialises it, `x + g.normal<float>
@@ -145,13 +175,13 @@ class generator {
 
   /// [0, 1): NumPy's random(size, dtype); float16/bfloat16/float32/float64.
   template <class T = double>
-  [[nodiscard]] auto random(const shape_t& size, stream_arg s = {}) const {
+  [[nodiscard]] auto random(const size_arg& size, stream_arg s = {}) const {
     return detail::node<detail::random_spec<dtype_of<T>>>(leaf < 1, dtype_of<T> == dtype::float64 ? 2 : 1,
-                                                          T > (size, s));
+                                                          T > (size.or_scalar(), s));
   }
   /// low + (high - low) * random(): NumPy's uniform(low, high, size).
   template <class T = double, parameter L = double, parameter H = double>
-  [[nodiscard]] auto uniform(const L& low = 0.0, const H& high = 1.0, std::optional<shape_t> size = std::nullopt,
+  [[nodiscard]] auto uniform(const L& low = 0.0, const H& high = 1.0, const size_arg& size = {},
                              stream_arg s = {}) const {
     const shape_t shape = detail::draw_shape("uniform", size, low, high);
     return detail::node<detail::transform_spec<detail::uniform_name, detail::between_fn, dtype_of<T>>>(
@@ -159,19 +189,18 @@ class generator {
   }
   /// NumPy's standard_normal(size): draws of N(0, 1).
   template <class T = double>
-  [[nodiscard]] auto standard_normal(const shape_t& size, stream_arg s = {}) const {
+  [[nodiscard]] auto standard_normal(const size_arg& size, stream_arg s = {}) const {
     return detail::node<detail::normal_spec<dtype_of<T>>>(leaf < 2, dtype_of<T> == dtype::float64 ? 4 : 2,
-                                                          T > (size, s));
+                                                          T > (size.or_scalar(), s));
   }
   /// normal(size): the standard normal, as g.normal<float>(x.shape()).
   template <class T = double>
-  [[nodiscard]] auto normal(const shape_t& size, stream_arg s = {}) const {
+  [[nodiscard]] auto normal(const size_arg& size, stream_arg s = {}) const {
     return standard_normal<T>(size, s);
   }
   /// loc + scale * standard_normal(): NumPy's normal(loc, scale, size); loc and scale broadcast.
   template <class T = double, parameter L, parameter S>
-  [[nodiscard]] auto normal(const L& loc, const S& scale, std::optional<shape_t> size = std::nullopt,
-                            stream_arg s = {}) const {
+  [[nodiscard]] auto normal(const L& loc, const S& scale, const size_arg& size = {}, stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(scale) < 0, "normal", "scale < 0");
     const shape_t shape = detail::draw_shape("normal", size, loc, scale);
     return detail::node<detail::transform_spec<detail::normal_name, detail::affine_fn, dtype_of<T>>>(
@@ -179,7 +208,7 @@ class generator {
   }
   /// exp(normal(mean, sigma)): NumPy's lognormal(mean, sigma, size).
   template <class T = double, parameter M = double, parameter S = double>
-  [[nodiscard]] auto lognormal(const M& mean = 0.0, const S& sigma = 1.0, std::optional<shape_t> size = std::nullopt,
+  [[nodiscard]] auto lognormal(const M& mean = 0.0, const S& sigma = 1.0, const size_arg& size = {},
                                stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(sigma) < 0, "lognormal", "sigma < 0");
     const shape_t shape = detail::draw_shape("lognormal", size, mean, sigma);
@@ -188,14 +217,13 @@ class generator {
   }
   /// NumPy's standard_exponential(size): draws of the exponential distribution with scale 1.
   template <class T = double>
-  [[nodiscard]] auto standard_exponential(const shape_t& size, stream_arg s = {}) const {
+  [[nodiscard]] auto standard_exponential(const size_arg& size, stream_arg s = {}) const {
     return detail::node<detail::exponential_spec<dtype_of<T>>>(leaf < 1, dtype_of<T> == dtype::float64 ? 2 : 1,
-                                                               T > (size, s));
+                                                               T > (size.or_scalar(), s));
   }
   /// scale * standard_exponential(): NumPy's exponential(scale, size).
   template <class T = double, parameter S = double>
-  [[nodiscard]] auto exponential(const S& scale = 1.0, std::optional<shape_t> size = std::nullopt,
-                                 stream_arg s = {}) const {
+  [[nodiscard]] auto exponential(const S& scale = 1.0, const size_arg& size = {}, stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(scale) < 0, "exponential", "scale < 0");
     const shape_t shape = detail::draw_shape("exponential", size, scale);
     return detail::node<detail::transform_spec<detail::exponential_name, detail::scaled_fn, dtype_of<T>>>(
@@ -203,8 +231,8 @@ class generator {
   }
   /// Integers in [low, high) (or [low, high] with endpoint): NumPy's integers; T any integer dtype.
   template <class T = std::int64_t, parameter L, parameter H>
-  [[nodiscard]] auto integers(const L& low, const H& high, std::optional<shape_t> size = std::nullopt,
-                              bool endpoint = false, stream_arg s = {}) const {
+  [[nodiscard]] auto integers(const L& low, const H& high, const size_arg& size = {}, bool endpoint = false,
+                              stream_arg s = {}) const {
     static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "integers draws an integer dtype");
     if constexpr (!array_operand<L> && !array_operand<H>) {
       const auto lo = ndcuda::detail::scalar_as<T>(low);
@@ -220,21 +248,19 @@ class generator {
   /// integers(0, high, size).
   template <class T = std::int64_t, class H>
   requires weak_scalar<H>
-  [[nodiscard]] auto integers(const H& high, const shape_t& size, stream_arg s = {}) const {
+  [[nodiscard]] auto integers(const H& high, const size_arg& size, stream_arg s = {}) const {
     return integers<T>(T(0), high, size, false, s);
   }
   /// NumPy's standard_gamma(shape, size): Marsaglia-Tsang.
   template <class T = double, parameter K>
-  [[nodiscard]] auto standard_gamma(const K& shape, std::optional<shape_t> size = std::nullopt,
-                                    stream_arg s = {}) const {
+  [[nodiscard]] auto standard_gamma(const K& shape, const size_arg& size = {}, stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(shape) < 0, "standard_gamma", "shape < 0");
     const shape_t out = detail::draw_shape("standard_gamma", size, shape);
     return detail::node<detail::gamma_spec<dtype_of<T>>>(leaf<1, 0, T>(out, s, true), param<T>(shape));
   }
   /// scale * standard_gamma(shape): NumPy's gamma(shape, scale, size).
   template <class T = double, parameter K, parameter S = double>
-  [[nodiscard]] auto gamma(const K& shape, const S& scale = 1.0, std::optional<shape_t> size = std::nullopt,
-                           stream_arg s = {}) const {
+  [[nodiscard]] auto gamma(const K& shape, const S& scale = 1.0, const size_arg& size = {}, stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(scale) < 0, "gamma", "scale < 0");
     const shape_t out = detail::draw_shape("gamma", size, shape, scale);
     return detail::node<detail::transform_spec<detail::gamma_name, detail::scaled_fn, dtype_of<T>>>(
@@ -242,7 +268,7 @@ class generator {
   }
   /// NumPy's beta(a, b, size).
   template <class T = double, parameter A, parameter B>
-  [[nodiscard]] auto beta(const A& a, const B& b, std::optional<shape_t> size = std::nullopt, stream_arg s = {}) const {
+  [[nodiscard]] auto beta(const A& a, const B& b, const size_arg& size = {}, stream_arg s = {}) const {
     detail::check_scalar(!array_operand<A> && !(detail::scalar_value(a) > 0), "beta", "a <= 0");
     detail::check_scalar(!array_operand<B> && !(detail::scalar_value(b) > 0), "beta", "b <= 0");
     const shape_t out = detail::draw_shape("beta", size, a, b);
@@ -251,7 +277,7 @@ class generator {
   }
   /// NumPy's poisson(lam, size): int64 by default.
   template <class T = std::int64_t, parameter L = double>
-  [[nodiscard]] auto poisson(const L& lam = 1.0, std::optional<shape_t> size = std::nullopt, stream_arg s = {}) const {
+  [[nodiscard]] auto poisson(const L& lam = 1.0, const size_arg& size = {}, stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(lam) < 0, "poisson", "lam < 0");
     detail::check_scalar(detail::scalar_value(lam) > 9.2233720064847708e+18, "poisson", "lam value too large");
     const shape_t out = detail::draw_shape("poisson", size, lam);
@@ -259,8 +285,7 @@ class generator {
   }
   /// NumPy's binomial(n, p, size): int64 by default.
   template <class T = std::int64_t, parameter N, parameter P>
-  [[nodiscard]] auto binomial(const N& n, const P& p, std::optional<shape_t> size = std::nullopt,
-                              stream_arg s = {}) const {
+  [[nodiscard]] auto binomial(const N& n, const P& p, const size_arg& size = {}, stream_arg s = {}) const {
     detail::check_scalar(detail::scalar_value(n) < 0, "binomial", "n < 0");
     const double pv = detail::scalar_value(p);
     detail::check_scalar(!array_operand<P> && !(pv >= 0 && pv <= 1), "binomial", "p < 0, p > 1 or p is NaN");
@@ -269,8 +294,8 @@ class generator {
                                                             param<double>(p));
   }
   /// 64 random bits per element (the keys permutations sort by).
-  [[nodiscard]] auto random_bits(const shape_t& size, stream_arg s = {}) const {
-    return detail::node<detail::bits_spec>(leaf<1, 2, std::uint64_t>(size, s));
+  [[nodiscard]] auto random_bits(const size_arg& size, stream_arg s = {}) const {
+    return detail::node<detail::bits_spec>(leaf<1, 2, std::uint64_t>(size.or_scalar(), s));
   }
 
   // Sampling and shuffling, defined in random/shuffling.hpp. Eager: they return arrays.
@@ -289,12 +314,11 @@ class generator {
   /// Rows of `a` (axis 0) with or without replacement, weighted by `p` (summing to 1): NumPy's
   /// choice(a, size, replace, p). Checking p's sum waits for the device.
   template <class T>
-  [[nodiscard]] ndarray<T> choice(const ndarray<T>& a, const shape_t& size, bool replace = true,
-                                  const std::optional<ndarray<double>>& p = std::nullopt, stream_arg s = {}) const;
+  [[nodiscard]] ndarray<T> choice(const ndarray<T>& a, const size_arg& size = {}, bool replace = true,
+                                  const choice_weights& p = {}, stream_arg s = {}) const;
   /// choice(arange(n), size, replace, p).
-  [[nodiscard]] ndarray<std::int64_t> choice(index_t n, const shape_t& size, bool replace = true,
-                                             const std::optional<ndarray<double>>& p = std::nullopt,
-                                             stream_arg s = {}) const;
+  [[nodiscard]] ndarray<std::int64_t> choice(index_t n, const size_arg& size = {}, bool replace = true,
+                                             const choice_weights& p = {}, stream_arg s = {}) const;
 
   /// Independent child generators (NumPy's spawn): keys from this one's seed and spawn key.
   [[nodiscard]] std::vector<generator> spawn(std::size_t n) const {

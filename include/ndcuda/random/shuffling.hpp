@@ -139,28 +139,30 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
 }
 
 template <class T>
-ndarray<T> generator::choice(const ndarray<T>& a, const shape_t& size, bool replace,
-                             const std::optional<ndarray<double>>& p, stream_arg sa) const {
+ndarray<T> generator::choice(const ndarray<T>& a, const size_arg& size_given, bool replace, const choice_weights& p,
+                             stream_arg sa) const {
   const ndcuda::detail::op_range<"generator::choice"> nvtx;
   const stream s = sa.get();
   if (a.ndim() == 0) {
     throw error("choice: a must be a positive integer or at least 1-dimensional (NumPy's ValueError)");
   }
-  const ndarray<std::int64_t> idx = choice_indices(a.shape()[0], shape_size(size), replace, p, s);
+  const shape_t size = size_given.or_scalar();  // none: one row
+  const ndarray<std::int64_t> idx = choice_indices(a.shape()[0], shape_size(size), replace, p.get(), s);
   ndarray<T> rows = detail::take_rows(a, idx, s);
   shape_t shape = size;
   shape.insert(shape.end(), a.shape().begin() + 1, a.shape().end());
   return rows.reshape(shape);
 }
 
-inline ndarray<std::int64_t> generator::choice(index_t n, const shape_t& size, bool replace,
-                                               const std::optional<ndarray<double>>& p, stream_arg sa) const {
+inline ndarray<std::int64_t> generator::choice(index_t n, const size_arg& size_given, bool replace,
+                                               const choice_weights& p, stream_arg sa) const {
   const ndcuda::detail::op_range<"generator::choice"> nvtx;
   const stream s = sa.get();
   if (n < 0) {
     throw error("choice: a must be a positive integer, got " + std::to_string(n));
   }
-  return choice_indices(n, shape_size(size), replace, p, s).reshape(size);
+  const shape_t size = size_given.or_scalar();  // none: one value, 0-d
+  return choice_indices(n, shape_size(size), replace, p.get(), s).reshape(size);
 }
 
 inline index_t generator::nd_count(const ndarray<double>& w) {
