@@ -8,6 +8,7 @@
 #include <ndcuda/jit/raw_kernel.hpp>
 #include <ndcuda/linalg/detail/entry_points.hpp>
 #include <ndcuda/linalg/detail/matmul_plan.hpp>
+#include <ndcuda/linalg/detail/operands.hpp>
 #include <ndcuda/linalg/linalg_error.hpp>
 #include <string>
 
@@ -232,10 +233,13 @@ matmul_report last_matmul_report() noexcept {
   return report;
 }
 
-erased_array matmul(const erased_array& a_in, const erased_array& b_in, dtype out_type) {
-  report = {};
-  const matmul_plan p = plan_matmul(a_in.layout.shape, b_in.layout.shape);
-  const stream s = a_in.s;
+namespace {
+
+// The product of a_in and b_in into `out`, a C-contiguous buffer of the plan's full shape (batch,
+// m, n) and of out_type, on s. Operands of another dtype are converted first.
+void run_matmul(erased_array out, const erased_array& a_in, const erased_array& b_in, const matmul_plan& p,
+                const stream& s) {
+  const dtype out_type = out.type;
   erased_array a = on_stream(a_in, s);
   erased_array b = on_stream(b_in, s);
   if (a.type != out_type) {
@@ -246,22 +250,54 @@ erased_array matmul(const erased_array& a_in, const erased_array& b_in, dtype ou
     b = contiguous_copy(b, out_type);
     ++report.copies;
   }
+  if (out.size() == 0 || p.k == 0) {
+    return;
+  }
+  erased_array av = batched_view(a, true, p, p.m, p.k);
+  erased_array bv = batched_view(b, false, p, p.k, p.n);
+  if (is_floating(out_type) || is_complex(out_type)) {
+    cublas_matmul(out, std::move(av), std::move(bv), p);
+  } else {
+    integer_matmul(out, std::move(av), std::move(bv), p);
+  }
+}
+
+shape_t full_shape(const matmul_plan& p) {
   shape_t full = p.batch;
   full.push_back(p.m);
   full.push_back(p.n);
+  return full;
+}
+
+}  // namespace
+
+erased_array matmul(const erased_array& a_in, const erased_array& b_in, dtype out_type) {
+  report = {};
+  const matmul_plan p = plan_matmul(a_in.layout.shape, b_in.layout.shape);
+  const stream s = a_in.s;
+  const shape_t full = full_shape(p);
   erased_array out = p.k == 0 ? zeros_array(out_type, full, s) : empty_array(out_type, full, s);
-  if (out.size() > 0 && p.k > 0) {
-    erased_array av = batched_view(a, true, p, p.m, p.k);
-    erased_array bv = batched_view(b, false, p, p.k, p.n);
-    if (is_floating(out_type) || is_complex(out_type)) {
-      cublas_matmul(out, std::move(av), std::move(bv), p);
-    } else {
-      integer_matmul(out, std::move(av), std::move(bv), p);
-    }
-  }
+  run_matmul(out, a_in, b_in, p, s);
   // Dropping the promoted extent-1 axes keeps the buffer C-contiguous.
   out.layout = contiguous_layout(p.out_shape);
   return out;
+}
+
+void matmul_into(const erased_array& into, const erased_array& a_in, const erased_array& b_in) {
+  report = {};
+  const matmul_plan p = plan_matmul(a_in.layout.shape, b_in.layout.shape);
+  if (p.k == 0 || into.layout.shape != p.out_shape || !is_c_contiguous(into.layout.shape, into.layout.strides) ||
+      may_share(into, a_in) || may_share(into, b_in)) {
+    throw error(
+        "ndcuda internal error: matmul_into needs a non-empty inner extent and a C-contiguous target of the "
+        "product's shape " +
+        format_shape(p.out_shape) + " sharing no memory with the operands; please report this");
+  }
+  const stream s = a_in.s;
+  erased_array out = on_stream(into, s);          // s waits for earlier work on the target (its reads)
+  out.layout = contiguous_layout(full_shape(p));  // the same bytes, with the promoted extent-1 axes
+  run_matmul(out, a_in, b_in, p, s);
+  ndcuda::detail::order_after(into.s, s);  // later work on the target's stream sees the product
 }
 
 handle_bits created_handles() noexcept {

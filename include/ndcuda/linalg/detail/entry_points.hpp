@@ -14,6 +14,10 @@ using ndcuda::detail::erased_array;
 /// their dtype differs). Float and complex types go to cuBLAS, integers and bool to an exact
 /// generated kernel.
 [[nodiscard]] erased_array matmul(const erased_array& a, const erased_array& b, dtype out_type);
+/// The same written into `into`: C-contiguous, of the product's shape (NumPy's, extent-1 axes
+/// included), of the result dtype, sharing no memory with a or b; the inner extent non-zero. The product runs on a's
+/// stream, ordered after `into`'s and before later work on it; nothing is allocated for the result.
+void matmul_into(const erased_array& into, const erased_array& a, const erased_array& b);
 
 /// What the matmul of these operands would do, for tests and docs: how many operands were copied
 /// because cuBLAS could not read them in place, and whether the call used cuBLAS.

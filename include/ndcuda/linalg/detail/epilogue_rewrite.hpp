@@ -120,11 +120,6 @@ template <class X>
 concept fusable_epilogue = epilogue_form<X>::match && epilogue_dtype(X::type()) && X::type()
 == epilogue_form<X>::product_type::type();
 
-/// Whether two erased buffers may share memory (the same owner or the same base): conservative.
-inline bool may_share(const erased_array& x, const erased_array& y) noexcept {
-  return (x.owner != nullptr && x.owner == y.owner) || x.base == y.base;
-}
-
 /// The run-time half: a 2-d product with a non-empty inner extent, relu's scalar zero, and a bias
 /// of one value per column ((n,) or (1, n)). Returns the bias as (n,), or nullopt.
 template <class X>

@@ -73,8 +73,20 @@ class [[nodiscard]] matmul_expr : public lazy_array<matmul_expr<R>> {
     }
   }
   /// Writes the value into `out`'s memory, broadcast to its shape and converted to its dtype.
+  /// `c(nd::ellipsis) = nd::matmul(a, b)` into a C-contiguous c of the product's shape and dtype
+  /// that shares no memory with a or b is cuBLAS writing into c: nothing is allocated. Any other
+  /// target (broadcast, converted, strided, overlapping) takes the product, then a copy.
   template <array_element E>
   void assign_to(const ndarray<E>& out) const {
+    if constexpr (std::is_same_v<std::remove_cv_t<E>, R>) {
+      const linalg::detail::erased_array target = linalg::detail::erase(out);
+      if (k_ > 0 && out.shape() == shape() && out.is_contiguous() && !linalg::detail::may_share(target, a_) &&
+          !linalg::detail::may_share(target, b_)) {
+        const ndcuda::detail::op_range<"nd::matmul"> nvtx;
+        linalg::detail::matmul_into(target, a_, b_);
+        return;
+      }
+    }
     out.assign(materialize());
   }
   /// The value converted to T inside the enclosing kernel, as expr::astype.

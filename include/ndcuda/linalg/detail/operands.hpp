@@ -19,6 +19,12 @@ using ndcuda::detail::to_array;
 template <class X>
 using value_t = ndcuda::detail::operand_value_t<X>;
 
+/// Whether two erased buffers may share memory (the same owner or the same base): conservative.
+/// A product written straight into its target must not read that target.
+inline bool may_share(const erased_array& x, const erased_array& y) noexcept {
+  return (x.owner != nullptr && x.owner == y.owner) || x.base == y.base;
+}
+
 /// The dtype numpy.linalg computes in for input dtype t: float32 and complex stay, float64 for
 /// integers and bool; float16/bfloat16 compute in float32 (NumPy refuses float16; cuSOLVER has
 /// no half-precision factorizations).
