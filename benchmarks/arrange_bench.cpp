@@ -15,6 +15,7 @@ namespace nd = ndcuda;
 using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
 using nd::bench::have_gpu;
+using nd::bench::keep;
 using nd::bench::timed;
 
 namespace {
@@ -35,7 +36,7 @@ void BM_concatenate_axis0(benchmark::State& state) {
   for (int i = 0; i < 8; ++i) {
     pieces.push_back(nd::full<float>({nd::index_t{1} << 25}, static_cast<float>(i)));
   }
-  timed(state, pieces[0].stream(), [&] { benchmark::DoNotOptimize(nd::concatenate(pieces, 0)); });
+  timed(state, pieces[0].stream(), [&] { keep(nd::concatenate(pieces, 0)); });
   counters(state, nd::index_t{8} << 25, 2 * sizeof(float));
 }
 
@@ -46,7 +47,7 @@ void BM_concatenate_axis1(benchmark::State& state) {
   for (int i = 0; i < 8; ++i) {
     pieces.push_back(nd::full<float>({4096, 1024}, static_cast<float>(i)));
   }
-  timed(state, pieces[0].stream(), [&] { benchmark::DoNotOptimize(nd::concatenate(pieces, 1)); });
+  timed(state, pieces[0].stream(), [&] { keep(nd::concatenate(pieces, 1)); });
   counters(state, nd::index_t{1} << 25, 2 * sizeof(float));
 }
 
@@ -57,7 +58,7 @@ void BM_pad(benchmark::State& state) {
   const auto m = nd::ones<float>({side, side});
   const nd::pad_mode modes[] = {nd::pad_mode::constant, nd::pad_mode::reflect, nd::pad_mode::wrap};
   const nd::pad_mode mode = modes[state.range(0)];
-  timed(state, m.stream(), [&] { benchmark::DoNotOptimize(nd::pad(m, 16, mode)); });
+  timed(state, m.stream(), [&] { keep(nd::pad(m, 16, mode)); });
   const nd::index_t out = (side + 32) * (side + 32);
   state.SetItemsProcessed(state.iterations() * out);
   state.SetBytesProcessed(state.iterations() * (side * side + out) * static_cast<std::int64_t>(sizeof(float)));
@@ -69,9 +70,9 @@ void BM_roll(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto m = nd::ones<float>({side, side});
   if (state.range(0) == 0) {
-    timed(state, m.stream(), [&] { benchmark::DoNotOptimize(nd::roll(m, {37, -1001}, {0, 1})); });
+    timed(state, m.stream(), [&] { keep(nd::roll(m, {37, -1001}, {0, 1})); });
   } else {
-    timed(state, m.stream(), [&] { benchmark::DoNotOptimize(nd::roll(m, 12345)); });
+    timed(state, m.stream(), [&] { keep(nd::roll(m, 12345)); });
   }
   counters(state, side * side, 2 * sizeof(float));
 }
@@ -80,13 +81,13 @@ void BM_roll(benchmark::State& state) {
 void BM_tile(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto m = nd::ones<float>({side / 2, side / 2});
-  timed(state, m.stream(), [&] { benchmark::DoNotOptimize(nd::tile(m, {2, 2})); });
+  timed(state, m.stream(), [&] { keep(nd::tile(m, {2, 2})); });
   counters(state, side * side, sizeof(float));  // bytes written (the reads hit the cache 4 times)
 }
 void BM_repeat(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto m = nd::ones<float>({side, side / 2});
-  timed(state, m.stream(), [&] { benchmark::DoNotOptimize(nd::repeat(m, 2, 1)); });
+  timed(state, m.stream(), [&] { keep(nd::repeat(m, 2, 1)); });
   counters(state, side * side, sizeof(float));
 }
 

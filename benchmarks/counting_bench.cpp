@@ -16,6 +16,7 @@ namespace nd = ndcuda;
 using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
 using nd::bench::have_gpu;
+using nd::bench::keep;
 using nd::bench::timed;
 
 namespace {
@@ -53,7 +54,7 @@ void BM_bincount_int32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const auto x = random_bins(n, 256);
-  timed(state, x.stream(), [&] { benchmark::DoNotOptimize(nd::bincount(x)); });
+  timed(state, x.stream(), [&] { keep(nd::bincount(x)); });
   counters(state, n, sizeof(std::int32_t));
 }
 
@@ -62,7 +63,7 @@ void BM_bincount_int32_static(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const auto x = random_bins(n, 256);
-  timed(state, x.stream(), [&] { benchmark::DoNotOptimize(nd::bincount(x, nd::size(256))); });
+  timed(state, x.stream(), [&] { keep(nd::bincount(x, nd::size(256))); });
   counters(state, n, sizeof(std::int32_t));
 }
 
@@ -71,7 +72,7 @@ void BM_histogram_float32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const auto a = random_floats(n);
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::histogram(a, 256, nd::bin_range{-1.0, 1.0})); });
+  timed(state, a.stream(), [&] { keep(nd::histogram(a, 256, nd::bin_range{-1.0, 1.0})); });
   counters(state, n, sizeof(float));
 }
 
@@ -80,7 +81,7 @@ void BM_topk_float32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const auto a = random_floats(n);
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::topk(a, 1000)); });
+  timed(state, a.stream(), [&] { keep(nd::topk(a, 1000)); });
   counters(state, n, sizeof(float));
 }
 
@@ -88,7 +89,7 @@ void BM_topk_float32(benchmark::State& state) {
 void BM_topk_rows_float32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto m = random_floats(65536 * 1024).reshape({65536, 1024});
-  timed(state, m.stream(), [&] { benchmark::DoNotOptimize(nd::topk(m, 16)); });
+  timed(state, m.stream(), [&] { keep(nd::topk(m, 16)); });
   counters(state, 65536 * 1024, sizeof(float));
 }
 
@@ -97,7 +98,7 @@ void BM_sort_then_slice_float32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const auto a = random_floats(n);
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::sort(a)(nd::slice(n - 1000, nd::none)).copy()); });
+  timed(state, a.stream(), [&] { keep(nd::sort(a)(nd::slice(n - 1000, nd::none)).copy()); });
   counters(state, n, sizeof(float));
 }
 

@@ -19,6 +19,7 @@ namespace nd = ndcuda;
 namespace dist = ndcuda::dist;
 using nd::bench::guard_bandwidth;
 using nd::bench::host_timed;
+using nd::bench::keep;
 
 namespace {
 
@@ -68,7 +69,7 @@ void BM_SumDistributed(benchmark::State& state) {
   host_timed(state, [&] {
     const auto s = dist::sum(a);  // a distributed_array: every shard reduced, then NCCL all-reduce
     comm().synchronize();
-    benchmark::DoNotOptimize(s);
+    keep(s);
   });
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
   state.counters["gpus"] = ranks();
@@ -89,7 +90,7 @@ void BM_SumOneGpu(benchmark::State& state) {
     // alone timed nothing).
     const nd::ndarray<float> r = nd::sum(a);
     sync_one(s);
-    benchmark::DoNotOptimize(r);
+    keep(r);
   });
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
   guard_bandwidth(state);

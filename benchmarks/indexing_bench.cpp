@@ -17,6 +17,7 @@ using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
 using nd::bench::guard_bandwidth;
 using nd::bench::have_gpu;
+using nd::bench::keep;
 using nd::bench::timed;
 
 namespace {
@@ -38,7 +39,7 @@ void BM_mask_extract_float32(benchmark::State& state) {
   const nd::index_t n = state.range(0);
   const auto a = random_floats(n);
   const nd::ndarray<bool> mask = a > 0.0f;
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::ndarray<float>(a(mask))); });
+  timed(state, a.stream(), [&] { keep(nd::ndarray<float>(a(mask))); });
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * (n * 5 + n / 2 * 4));
   guard_bandwidth(state);
@@ -58,7 +59,7 @@ void BM_take_float32(benchmark::State& state) {
   }
   const auto idx = nd::asarray(host);
   const nd::take_mode mode = state.range(1) == 0 ? nd::take_mode::raise : nd::take_mode::wrap;
-  timed(state, table.stream(), [&] { benchmark::DoNotOptimize(nd::take(table, idx, std::nullopt, mode)); });
+  timed(state, table.stream(), [&] { keep(nd::take(table, idx, std::nullopt, mode)); });
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * 16);
   guard_bandwidth(state);
@@ -69,7 +70,7 @@ void BM_nonzero_bool(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const nd::ndarray<bool> mask = random_floats(n) > 0.0f;
-  timed(state, mask.stream(), [&] { benchmark::DoNotOptimize(nd::nonzero(mask)); });
+  timed(state, mask.stream(), [&] { keep(nd::nonzero(mask)); });
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * (n + n / 2 * 8));
   guard_bandwidth(state);

@@ -22,6 +22,7 @@
 
 namespace nd = ndcuda;
 using nd::bench::have_gpu;
+using nd::bench::keep;
 using nd::bench::timed;
 
 namespace {
@@ -62,7 +63,7 @@ void BM_matmul(benchmark::State& state) {
   const auto a = values<T>({n, n});
   const auto b = values<T>({n, n});
   timed(
-      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::eval(nd::matmul(a, b))); }, 3);
+      state, a.stream(), [&] { keep(nd::eval(nd::matmul(a, b))); }, 3);
   flops(state, 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
 }
 
@@ -106,11 +107,11 @@ void BM_matmul_64_host(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = values<float>({64, 64});
   const auto b = values<float>({64, 64});
-  (void)nd::eval(nd::matmul(a, b));
+  keep(nd::eval(nd::matmul(a, b)));
   a.stream().synchronize();
   int i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(nd::eval(nd::matmul(a, b)));
+    keep(nd::eval(nd::matmul(a, b)));
     if (++i % 256 == 0) {
       state.PauseTiming();
       a.stream().synchronize();
@@ -126,7 +127,7 @@ void BM_matmul_batched(benchmark::State& state) {
   const auto a = values<float>({1024, 64, 64});
   const auto b = values<float>({1024, 64, 64});
   timed(
-      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::eval(nd::matmul(a, b))); }, 10);
+      state, a.stream(), [&] { keep(nd::eval(nd::matmul(a, b))); }, 10);
   flops(state, 2.0 * 1024 * 64 * 64 * 64);
 }
 
@@ -136,7 +137,7 @@ void BM_einsum_batched(benchmark::State& state) {
   const auto a = values<float>({1024, n, n});
   const auto b = values<float>({1024, n, n});
   timed(
-      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::einsum("bij,bjk->bik", a, b)); }, 10);
+      state, a.stream(), [&] { keep(nd::einsum("bij,bjk->bik", a, b)); }, 10);
   flops(state, 2.0 * 1024 * static_cast<double>(n * n * n));
   state.SetLabel("compare BM_matmul_batched_n");
 }
@@ -147,7 +148,7 @@ void BM_matmul_batched_n(benchmark::State& state) {
   const auto a = values<float>({1024, n, n});
   const auto b = values<float>({1024, n, n});
   timed(
-      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::eval(nd::matmul(a, b))); }, 10);
+      state, a.stream(), [&] { keep(nd::eval(nd::matmul(a, b))); }, 10);
   flops(state, 2.0 * 1024 * static_cast<double>(n * n * n));
 }
 
@@ -159,7 +160,7 @@ void BM_solve(benchmark::State& state) {
   const auto b = values<double>({n});
   // solve reads its info code back (one wait per call), as torch.linalg.solve does.
   timed(
-      state, a.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::solve(a, b)); }, 1);
+      state, a.stream(), [&] { keep(nd::linalg::solve(a, b)); }, 1);
   flops(state, 2.0 / 3.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
 }
 
@@ -174,15 +175,15 @@ void BM_batched_small(benchmark::State& state) {
   const nd::ndarray<float> sym = r + r.swapaxes(-1, -2);
   switch (state.range(0)) {
     case 0:
-      timed(state, sym.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::eigh(sym)); });
+      timed(state, sym.stream(), [&] { keep(nd::linalg::eigh(sym)); });
       state.SetLabel("eigh 1024x(32x32) float32, XsyevBatched; torch.linalg.eigh in linalg_torch.py");
       break;
     case 1:
-      timed(state, r.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::svd(r)); });
+      timed(state, r.stream(), [&] { keep(nd::linalg::svd(r)); });
       state.SetLabel("svd 1024x(32x32) float32, gesvdjBatched; torch.linalg.svd in linalg_torch.py");
       break;
     default:
-      timed(state, r.stream(), [&] { benchmark::DoNotOptimize(nd::linalg::qr(r)); });
+      timed(state, r.stream(), [&] { keep(nd::linalg::qr(r)); });
       state.SetLabel("qr 1024x(32x32) float32, geqrfBatched + Q kernel; torch.linalg.qr in linalg_torch.py");
       break;
   }
@@ -194,7 +195,7 @@ void BM_fft_c64(benchmark::State& state) {
   const nd::index_t n = state.range(0);
   const nd::ndarray<std::complex<float>> x = values<float>({n}).astype<std::complex<float>>();
   timed(
-      state, x.stream(), [&] { benchmark::DoNotOptimize(nd::fft::fft(x)); }, 10);
+      state, x.stream(), [&] { keep(nd::fft::fft(x)); }, 10);
   state.counters["GBps"] =
       benchmark::Counter(2.0 * static_cast<double>(x.nbytes()) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel("read + write bytes; CuPy cupy.fft.fft in linalg_torch.py");
@@ -206,7 +207,7 @@ void BM_rfft2_f32(benchmark::State& state) {
   const nd::index_t n = state.range(0);
   const auto x = values<float>({n, n});
   timed(
-      state, x.stream(), [&] { benchmark::DoNotOptimize(nd::fft::rfft2(x)); }, 10);
+      state, x.stream(), [&] { keep(nd::fft::rfft2(x)); }, 10);
   state.counters["GBps"] =
       benchmark::Counter(static_cast<double>(x.nbytes()) * 2.0 / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel("read + write bytes; CuPy cupy.fft.rfft2 in linalg_torch.py");
@@ -224,7 +225,7 @@ void BM_matmul_bias_relu_bf16(benchmark::State& state) {
       state, a.stream(),
       [&] {
         const nd::ndarray<__nv_bfloat16> p = nd::matmul(a, b);
-        benchmark::DoNotOptimize(nd::eval(nd::maximum(p + bias, 0)));
+        keep(nd::eval(nd::maximum(p + bias, 0)));
       },
       3);
   flops(state, 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
@@ -242,7 +243,7 @@ void BM_matmul_plain_bias_relu_bf16(benchmark::State& state) {
       state, a.stream(),
       [&] {
         const nd::ndarray<__nv_bfloat16> r = nd::maximum(nd::matmul(a, b) + bias, 0);
-        benchmark::DoNotOptimize(r);
+        keep(r);
       },
       3);
   flops(state, 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
@@ -257,8 +258,7 @@ void BM_matmul_epilogue_bias_relu_bf16(benchmark::State& state) {
   const auto b = values<__nv_bfloat16>({n, n});
   const auto bias = values<__nv_bfloat16>({n});
   timed(
-      state, a.stream(),
-      [&] { benchmark::DoNotOptimize(nd::linalg::matmul_epilogue(a, b, bias, nd::linalg::activation::relu)); }, 3);
+      state, a.stream(), [&] { keep(nd::linalg::matmul_epilogue(a, b, bias, nd::linalg::activation::relu)); }, 3);
   flops(state, 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
   state.SetLabel("fused: one cuBLASLt call (target >= 1.2x eager torch.relu(a @ b + bias))");
 }
@@ -311,7 +311,7 @@ void BM_bf16_cool_start(benchmark::State& state) {
   const cublasHandle_t h = baseline_handle(a.stream());
   switch (state.range(0)) {
     case 0:
-      cool_start(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::eval(nd::matmul(a, b))); });
+      cool_start(state, a.stream(), [&] { keep(nd::eval(nd::matmul(a, b))); });
       state.SetLabel("matmul (torch.matmul cool start in linalg_torch.py)");
       break;
     case 1:
@@ -325,21 +325,20 @@ void BM_bf16_cool_start(benchmark::State& state) {
     case 2:
       cool_start(state, a.stream(), [&] {
         const nd::ndarray<__nv_bfloat16> p = nd::matmul(a, b);
-        benchmark::DoNotOptimize(nd::eval(nd::maximum(p + bias, 0)));
+        keep(nd::eval(nd::maximum(p + bias, 0)));
       });
       state.SetLabel("relu(a @ b + bias) unfused: matmul into an array + one elementwise kernel");
       break;
     case 4:
       cool_start(state, a.stream(), [&] {
         const nd::ndarray<__nv_bfloat16> r = nd::maximum(nd::matmul(a, b) + bias, 0);
-        benchmark::DoNotOptimize(r);
+        keep(r);
       });
       state.SetLabel("relu(a @ b + bias) fused from the plain spelling nd::maximum(nd::matmul(a, b) + bias, 0)");
       break;
     default:
-      cool_start(state, a.stream(), [&] {
-        benchmark::DoNotOptimize(nd::linalg::matmul_epilogue(a, b, bias, nd::linalg::activation::relu));
-      });
+      cool_start(state, a.stream(),
+                 [&] { keep(nd::linalg::matmul_epilogue(a, b, bias, nd::linalg::activation::relu)); });
       state.SetLabel("relu(a @ b + bias) fused: matmul_epilogue (eager torch cool start in linalg_torch.py)");
       break;
   }

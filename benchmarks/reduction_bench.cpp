@@ -17,6 +17,7 @@
 namespace nd = ndcuda;
 using nd::bench::check;
 using nd::bench::have_gpu;
+using nd::bench::keep;
 using nd::bench::timed;
 
 namespace {
@@ -62,7 +63,7 @@ void BM_sum_full(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({nd::index_t{1} << 28});
   timed(
-      state, a.stream(), [&] { (void)nd::eval(nd::sum(a)); }, steady_calls);
+      state, a.stream(), [&] { keep(nd::eval(nd::sum(a))); }, steady_calls);
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a), 2^28 float32; target >= 4300 GB/s, CuPy 4443");
 }
@@ -79,7 +80,7 @@ void BM_sum_sweep(benchmark::State& state) {
 void BM_sum_full_single_call(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({nd::index_t{1} << 28});
-  timed(state, a.stream(), [&] { (void)nd::eval(nd::sum(a)); });
+  timed(state, a.stream(), [&] { keep(nd::eval(nd::sum(a))); });
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a), 2^28 float32, one call timed alone (its host time and launch latency included)");
 }
@@ -88,7 +89,7 @@ void BM_sum_axis0(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({16384, 16384});
   timed(
-      state, a.stream(), [&] { (void)nd::eval(nd::sum(a, 0)); }, steady_calls);
+      state, a.stream(), [&] { keep(nd::eval(nd::sum(a, 0))); }, steady_calls);
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a, 0), 16384^2 float32; target >= 4000 GB/s, CuPy 2532");
 }
@@ -97,7 +98,7 @@ void BM_sum_axis1(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({16384, 16384});
   timed(
-      state, a.stream(), [&] { (void)nd::eval(nd::sum(a, 1)); }, steady_calls);
+      state, a.stream(), [&] { keep(nd::eval(nd::sum(a, 1))); }, steady_calls);
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a, 1), 16384^2 float32; target >= 4000 GB/s, CuPy 4530");
 }
@@ -107,7 +108,7 @@ void BM_sum_product_axis1(benchmark::State& state) {
   const auto a = random_matrix({16384, 16384});
   const auto b = random_matrix({16384, 16384});
   timed(
-      state, a.stream(), [&] { (void)nd::eval(nd::sum(a * b, 1)); }, steady_calls);
+      state, a.stream(), [&] { keep(nd::eval(nd::sum(a * b, 1))); }, steady_calls);
   bytes_per_second(state, 2.0 * static_cast<double>(a.nbytes()));
   state.SetLabel("sum(a * b, 1), 16384^2 float32, fused: each input read once");
 }
@@ -116,7 +117,7 @@ void BM_argmax_full(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({nd::index_t{1} << 28});
   timed(
-      state, a.stream(), [&] { (void)nd::argmax(a); }, steady_calls);
+      state, a.stream(), [&] { keep(nd::argmax(a)); }, steady_calls);
   bytes_per_second(state, static_cast<double>(a.nbytes()));
   state.SetLabel("argmax(a), 2^28 float32; target >= 3500 GB/s");
 }

@@ -20,6 +20,7 @@ namespace nd = ndcuda;
 using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
 using nd::bench::have_gpu;
+using nd::bench::keep;
 using nd::bench::timed;
 
 namespace {
@@ -48,7 +49,7 @@ void BM_sort_float32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const auto a = random_floats(n);
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::sort(a)); });
+  timed(state, a.stream(), [&] { keep(nd::sort(a)); });
   counters(state, n, 2 * sizeof(float));
 }
 
@@ -57,7 +58,7 @@ void BM_argsort_float32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const auto a = random_floats(n);
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::argsort(a)); });
+  timed(state, a.stream(), [&] { keep(nd::argsort(a)); });
   counters(state, n, sizeof(float) + sizeof(std::int64_t));
 }
 
@@ -66,7 +67,7 @@ void BM_cumsum_float32(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const nd::index_t n = state.range(0);
   const auto a = random_floats(n);
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::cumsum(a)); });
+  timed(state, a.stream(), [&] { keep(nd::cumsum(a)); });
   counters(state, n, 2 * sizeof(float));
 }
 
@@ -76,7 +77,7 @@ void BM_cumsum_matrix_axis(benchmark::State& state) {
   const nd::index_t side = 16384;
   const auto m = random_floats(side * side).reshape({side, side});
   const auto axis = static_cast<nd::index_t>(state.range(0));
-  timed(state, m.stream(), [&] { benchmark::DoNotOptimize(nd::cumsum(m, axis)); });
+  timed(state, m.stream(), [&] { keep(nd::cumsum(m, axis)); });
   counters(state, side * side, 2 * sizeof(float));
 }
 
@@ -91,7 +92,7 @@ void BM_sort_complex(benchmark::State& state) {
   const auto re = random_floats(n);
   const auto im = random_floats(n);
   const nd::ndarray<T> a = re.astype<T>() + im.astype<T>() * T(0, 1);
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::sort(a)); });
+  timed(state, a.stream(), [&] { keep(nd::sort(a)); });
   counters(state, n, 2 * sizeof(T));
 }
 
@@ -102,7 +103,7 @@ void BM_isin_float32(benchmark::State& state) {
   const nd::index_t n = state.range(0);
   const auto a = random_floats(n);
   const nd::ndarray<float> t = a(nd::slice(0, n / 16));
-  timed(state, a.stream(), [&] { benchmark::DoNotOptimize(nd::isin(a, t)); });
+  timed(state, a.stream(), [&] { keep(nd::isin(a, t)); });
   counters(state, n, sizeof(float) + sizeof(bool));
 }
 

@@ -14,9 +14,11 @@
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/device/stream.hpp>
+#include <ndcuda/expr/expression.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace ndcuda::bench {
 
@@ -74,6 +76,29 @@ inline void set_iteration_time(benchmark::State& state, double seconds) {
   state.SetIterationTime(seconds);
 }
 
+/// Whether V is a lazy value: an expression, a reduction, a product or a draw not computed yet.
+template <class V>
+inline constexpr bool is_lazy = ndcuda::detail::is_expr<std::remove_cvref_t<V>>;
+
+/// What a timed body computed, kept from the optimiser: an evaluated value (an array, a tuple of
+/// arrays, a number). A lazy value does not compile here: it would compute nothing, and time
+/// nothing (dist_bench once reported 16 PB/s that way).
+template <class V>
+void keep(const V& value) {
+  static_assert(!is_lazy<V>,
+                "keep() takes computed values: this is a lazy value (expression, reduction, matmul or draw), which "
+                "computes nothing until used; write keep(nd::eval(x)), or assign it to an array");
+  benchmark::DoNotOptimize(value);
+}
+
+// A body that returns a lazy value would be timed computing nothing.
+template <class F>
+constexpr void check_body() {
+  static_assert(!is_lazy<std::invoke_result_t<F&>>,
+                "a timed body returns a lazy value, which computes nothing: return nd::eval(x), assign it to "
+                "an array, or pass it to keep()");
+}
+
 /// Times `body` (work queued on `s`) with CUDA events, as manual time per call, after one warm-up
 /// call that compiles or loads the kernels and fills the memory pools. With `calls` > 1 that many
 /// calls are queued back to back between the two events: the steady state of a program whose host
@@ -81,6 +106,7 @@ inline void set_iteration_time(benchmark::State& state, double seconds) {
 /// convention of nvbench); with 1, a lone call's latency counts too.
 template <class F>
 void timed(benchmark::State& state, const stream& s, F&& body, int calls = 1) {
+  check_body<F>();
   detail::current_loop() = {&state, 0.0};
   cudaEvent_t start = nullptr;
   cudaEvent_t stop = nullptr;
@@ -107,6 +133,7 @@ void timed(benchmark::State& state, const stream& s, F&& body, int calls = 1) {
 /// spans several streams or GPUs, where `body` itself waits until its work is done.
 template <class F>
 void host_timed(benchmark::State& state, F&& body) {
+  check_body<F>();
   detail::current_loop() = {&state, 0.0};
   body();
   for (auto _ : state) {
