@@ -71,6 +71,11 @@ template <array_element E>
 ndarray<E> expand_dims(const ndarray<E>& a, const std::vector<index_t>& axes) {
   return a.expand_dims(axes);
 }
+/// NumPy's expand_dims(a, axis) with one axis.
+template <array_element E>
+ndarray<E> expand_dims(const ndarray<E>& a, index_t axis) {
+  return a.expand_dims({axis});
+}
 /// NumPy's broadcast_to: a view of `shape` with stride 0 along the broadcast axes.
 template <array_element E>
 ndarray<E> broadcast_to(const ndarray<E>& a, const shape_t& shape) {
@@ -80,6 +85,72 @@ ndarray<E> broadcast_to(const ndarray<E>& a, const shape_t& shape) {
 template <array_element E>
 ndarray<E> ravel(const ndarray<E>& a) {
   return a.ravel();
+}
+
+namespace detail {
+/// A lazy value computed once into a new array of its own dtype (no conversion).
+template <array_expression X>
+auto computed(const X& x) {
+  return ndarray<type_of<std::remove_cvref_t<X>::type()>>(x);
+}
+}  // namespace detail
+
+// Lazy values (expressions, reductions, products, draws) take the array forms above once
+// computed: NumPy's functions take any array-like, and so do these.
+/// ascontiguousarray of a lazy value: the computed array, C-contiguous already.
+template <array_expression X>
+auto ascontiguousarray(const X& x) {
+  return detail::computed(x);
+}
+/// reshape of a lazy value (computed once).
+template <array_expression X>
+auto reshape(const X& x, const shape_t& shape) {
+  return detail::computed(x).reshape(shape);
+}
+/// transpose of a lazy value (computed once).
+template <array_expression X>
+auto transpose(const X& x) {
+  return detail::computed(x).transpose();
+}
+/// transpose(x, axes) of a lazy value (computed once).
+template <array_expression X>
+auto transpose(const X& x, const std::vector<index_t>& axes) {
+  return detail::computed(x).transpose(axes);
+}
+/// swapaxes of a lazy value (computed once).
+template <array_expression X>
+auto swapaxes(const X& x, index_t a, index_t b) {
+  return detail::computed(x).swapaxes(a, b);
+}
+/// squeeze of a lazy value (computed once).
+template <array_expression X>
+auto squeeze(const X& x) {
+  return detail::computed(x).squeeze();
+}
+/// squeeze(x, axes) of a lazy value (computed once).
+template <array_expression X>
+auto squeeze(const X& x, const std::vector<index_t>& axes) {
+  return detail::computed(x).squeeze(axes);
+}
+/// expand_dims of a lazy value (computed once).
+template <array_expression X>
+auto expand_dims(const X& x, const std::vector<index_t>& axes) {
+  return detail::computed(x).expand_dims(axes);
+}
+/// expand_dims(x, axis) of a lazy value (computed once).
+template <array_expression X>
+auto expand_dims(const X& x, index_t axis) {
+  return detail::computed(x).expand_dims({axis});
+}
+/// broadcast_to of a lazy value (computed once, then viewed).
+template <array_expression X>
+auto broadcast_to(const X& x, const shape_t& shape) {
+  return detail::computed(x).broadcast_to(shape);
+}
+/// ravel of a lazy value (computed once).
+template <array_expression X>
+auto ravel(const X& x) {
+  return detail::computed(x).ravel();
 }
 
 }  // namespace ndcuda

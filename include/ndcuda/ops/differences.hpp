@@ -186,4 +186,10 @@ template <array_element T, array_element U>
   return sum(d * (hi + lo) / 2.0, ax);
 }
 
+/// diff of a lazy value (computed once; array/view_functions.hpp's rule).
+template <array_expression X>
+[[nodiscard]] auto diff(const X& x, int n = 1, index_t axis = -1) {
+  return diff(detail::computed(x), n, axis);
+}
+
 }  // namespace ndcuda

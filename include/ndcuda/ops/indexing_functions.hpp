@@ -248,4 +248,11 @@ template <class C, array_element E>
   return take(a, nonzero(c)[0], axis);
 }
 
+/// take of a lazy value (computed once; array/view_functions.hpp's rule).
+template <array_expression X, class I>
+[[nodiscard]] auto take(const X& x, const I& indices, std::optional<index_t> axis = std::nullopt,
+                        take_mode mode = take_mode::raise) {
+  return take(detail::computed(x), indices, axis, mode);
+}
+
 }  // namespace ndcuda

@@ -270,4 +270,15 @@ std::vector<ndarray<E>> dsplit(const ndarray<E>& a, std::initializer_list<index_
   return dsplit(a, std::vector<index_t>(indices));
 }
 
+/// split(x, sections, axis) of a lazy value (computed once; array/view_functions.hpp's rule).
+template <array_expression X>
+auto split(const X& x, index_t sections, index_t axis = 0) {
+  return split(detail::computed(x), sections, axis);
+}
+/// split(x, indices, axis) of a lazy value (computed once).
+template <array_expression X>
+auto split(const X& x, const std::vector<index_t>& indices, index_t axis = 0) {
+  return split(detail::computed(x), indices, axis);
+}
+
 }  // namespace ndcuda

@@ -262,4 +262,42 @@ ndarray<E> indices(const shape_t& dimensions, std::optional<stream> s = std::nul
   return out;
 }
 
+// Lazy values take the array forms above once computed (array/view_functions.hpp's rule).
+/// pad of a lazy value (computed once).
+template <array_expression X>
+auto pad(const X& x, const pad_width& width, pad_mode mode = pad_mode::constant,
+         const pad_values& constant_values = 0.0) {
+  return pad(detail::computed(x), width, mode, constant_values);
+}
+/// roll(x, shifts, axes) of a lazy value (computed once).
+template <array_expression X>
+auto roll(const X& x, const std::vector<index_t>& shifts, const std::vector<index_t>& axes) {
+  return roll(detail::computed(x), shifts, axes);
+}
+/// roll(x, shift, axis) of a lazy value (computed once).
+template <array_expression X>
+auto roll(const X& x, index_t shift, std::optional<index_t> axis = std::nullopt) {
+  return roll(detail::computed(x), shift, axis);
+}
+/// tile(x, reps) of a lazy value (computed once).
+template <array_expression X>
+auto tile(const X& x, const std::vector<index_t>& reps) {
+  return tile(detail::computed(x), reps);
+}
+/// tile(x, n) of a lazy value (computed once).
+template <array_expression X>
+auto tile(const X& x, index_t reps) {
+  return tile(detail::computed(x), reps);
+}
+/// repeat(x, n, axis) of a lazy value (computed once).
+template <array_expression X>
+auto repeat(const X& x, index_t count, std::optional<index_t> axis = std::nullopt) {
+  return repeat(detail::computed(x), count, axis);
+}
+/// repeat(x, counts, axis) of a lazy value (computed once).
+template <array_expression X>
+auto repeat(const X& x, const std::vector<index_t>& counts, std::optional<index_t> axis = std::nullopt) {
+  return repeat(detail::computed(x), counts, axis);
+}
+
 }  // namespace ndcuda

@@ -133,4 +133,56 @@ requires(sizeof...(E) > 1) std::tuple<ndarray<E>...> broadcast_arrays(const ndar
   return std::tuple<ndarray<E>...>(arrays.broadcast_to(shape)...);
 }
 
+// Lazy values take the array forms above once computed (array/view_functions.hpp's rule).
+/// flip of a lazy value (computed once).
+template <array_expression X>
+auto flip(const X& x) {
+  return flip(detail::computed(x));
+}
+/// flip(x, axis) of a lazy value (computed once).
+template <array_expression X>
+auto flip(const X& x, index_t axis) {
+  return flip(detail::computed(x), axis);
+}
+/// flip(x, axes) of a lazy value (computed once).
+template <array_expression X>
+auto flip(const X& x, const std::vector<index_t>& axes) {
+  return flip(detail::computed(x), axes);
+}
+/// fliplr of a lazy value (computed once).
+template <array_expression X>
+auto fliplr(const X& x) {
+  return fliplr(detail::computed(x));
+}
+/// flipud of a lazy value (computed once).
+template <array_expression X>
+auto flipud(const X& x) {
+  return flipud(detail::computed(x));
+}
+/// rot90 of a lazy value (computed once).
+template <array_expression X>
+auto rot90(const X& x, index_t k = 1, std::pair<index_t, index_t> axes = {0, 1}) {
+  return rot90(detail::computed(x), k, axes);
+}
+/// moveaxis of a lazy value (computed once).
+template <array_expression X>
+auto moveaxis(const X& x, const std::vector<index_t>& source, const std::vector<index_t>& destination) {
+  return moveaxis(detail::computed(x), source, destination);
+}
+/// moveaxis(x, source, destination) of a lazy value (computed once).
+template <array_expression X>
+auto moveaxis(const X& x, index_t source, index_t destination) {
+  return moveaxis(detail::computed(x), source, destination);
+}
+/// diagonal of a lazy value (computed once).
+template <array_expression X>
+auto diagonal(const X& x, index_t offset = 0, index_t axis1 = 0, index_t axis2 = 1) {
+  return diagonal(detail::computed(x), offset, axis1, axis2);
+}
+/// diag of a lazy value (computed once).
+template <array_expression X>
+auto diag(const X& x, index_t k = 0) {
+  return diag(detail::computed(x), k);
+}
+
 }  // namespace ndcuda

@@ -218,4 +218,12 @@ template <array_element A, array_element B>
   return ndarray<C>(aux(flag(slice(1, none)) & flag(slice(none, n))));
 }
 
+/// isin with lazy operands (each computed once; array/view_functions.hpp's rule).
+template <array_operand X, array_operand Y>
+requires(array_expression<X> || array_expression<Y>)
+    [[nodiscard]] ndarray<bool> isin(const X& element, const Y& test_elements, bool assume_unique = false,
+                                     bool invert = false) {
+  return isin(detail::as_array(element), detail::as_array(test_elements), assume_unique, invert);
+}
+
 }  // namespace ndcuda
