@@ -86,6 +86,23 @@ nd::ndarray<std::complex<T>> transforms(const nd::ndarray<T>& a) {
          nd::fft::fftfreq<T>(a.shape()[0]).template astype<std::complex<T>>();
 }
 
+// The documented row-fused spellings (softmax, standardisation: g++ 12 once warned
+// -Wstringop-overflow/-Warray-bounds from the row-fusion headers) and the rearranging, size and
+// text-file spellings that once warned under -Wextra (missing field initializers).
+template <class T>
+nd::ndarray<T> documented_spellings(const nd::ndarray<T>& x, std::uint64_t seed) {
+  auto e = nd::exp(x - nd::max(x, 1, nd::keepdims));
+  nd::ndarray<T> softmax = e / nd::sum(e, 1, nd::keepdims);
+  nd::ndarray<T> standard = (x - nd::mean(x, 0)) / nd::std(x, 0);
+  nd::ndarray<T> tiled = nd::repeat(nd::tile(softmax, {2, 2}), 2, 0);
+  nd::savetxt("out.csv", standard, {.fmt = "%.6g", .delimiter = ",", .header = "x"});
+  auto g = nd::random::default_rng(seed);
+  const nd::ndarray<std::int64_t> picks = g.choice(x.shape()[0], 10, false);
+  std::cout << x.shape() << picks << g.integers<std::int64_t>(0, 10, {16}) << '\n';
+  nd::ndarray<T> padded = nd::pad(standard * T(2), 1);
+  return tiled * nd::sum(padded);
+}
+
 void use_everything(nd::index_t n, std::uint64_t seed) {
   const std::vector<float> hf(static_cast<std::size_t>(n * n), 1.0f);
   const std::vector<double> hd(static_cast<std::size_t>(n * n), 1.0);
@@ -95,5 +112,6 @@ void use_everything(nd::index_t n, std::uint64_t seed) {
   const auto ai = nd::asarray(hi, {n, n});
   std::cout << elementwise(af, af) << elementwise(ad, ad) << integers(ai, ai) << reductions(af) << reductions(ad)
             << linear_algebra(af, af) << linear_algebra(ad, ad) << random_draws<float>(seed, n)
-            << random_draws<double>(seed, n) << transforms(af) << transforms(ad) << '\n';
+            << random_draws<double>(seed, n) << transforms(af) << transforms(ad) << documented_spellings(af, seed)
+            << documented_spellings(ad, seed) << '\n';
 }

@@ -29,11 +29,11 @@ using jit::detail::row_stage;
 
 /// What one lazy reduction of the tree is at run time (post-order, as the stages were emitted).
 struct row_node {
-  reduce_kind kind;
-  const std::optional<std::vector<int>>* axes;
-  bool keepdims;
-  double param;
-  const shape_t* input_shape;
+  reduce_kind kind = reduce_kind::sum;
+  const std::optional<std::vector<int>>* axes = nullptr;
+  bool keepdims = false;
+  double param = 0.0;
+  const shape_t* input_shape = nullptr;
 };
 
 /// Adds a stage (or finds an identical one) for a reduction with `spec` and mapped `body`; returns
@@ -57,21 +57,25 @@ void finish_row_program(row_program& p);
 [[nodiscard]] bool run_row_program(const row_program& p, const leaf_ref& out, std::span<const leaf_ref> inputs,
                                    const void* const* scalars, std::span<const row_node> nodes);
 
-/// Leaves of a tree including those inside its lazy reductions (which collect() sees as one leaf).
+/// Leaves of a tree including those inside its lazy reductions (which collect() sees as one leaf),
+/// and its lazy reductions: all known from the tree's type.
 template <class X>
 struct deep_count {
   static constexpr int arrays = X::arrays;
   static constexpr int scalars = X::scalars;
+  static constexpr int reductions = 0;
 };
 template <class Op, class... A>
 struct deep_count<expr<Op, A...>> {
   static constexpr int arrays = (deep_count<A>::arrays + ...);
   static constexpr int scalars = (deep_count<A>::scalars + ...);
+  static constexpr int reductions = (deep_count<A>::reductions + ...);
 };
 template <reduce_kind K, class D, class N>
 struct deep_count<reduction_expr<K, D, N>> {
   static constexpr int arrays = deep_count<N>::arrays;
   static constexpr int scalars = deep_count<N>::scalars;
+  static constexpr int reductions = deep_count<N>::reductions + 1;
 };
 
 template <class X>
@@ -81,7 +85,10 @@ struct deep_leaves {
   std::array<dtype, deep_count<X>::scalars + 1> scalar_types{};
   int array_count = 0;
   int scalar_count = 0;
-  std::vector<row_node> nodes;
+  // Sized by the type, as the leaves are: no allocation per evaluation, and no std::vector growth
+  // path for g++ 12 to misread at -O2/-O3 (its -Wstringop-overflow false positive on push_back).
+  std::array<row_node, deep_count<X>::reductions> nodes{};
+  int node_count = 0;
 };
 
 template <class L, class X>
@@ -95,7 +102,8 @@ void collect_deep(const expr<Op, A...>& x, L& out) {
 template <class L, reduce_kind K, class D, class N>
 void collect_deep(const reduction_expr<K, D, N>& x, L& out) {
   collect_deep(x.input(), out);
-  out.nodes.push_back(row_node{K, &x.axes(), x.keepdims(), x.param(), &x.input_shape()});
+  out.nodes[static_cast<std::size_t>(out.node_count++)] =
+      row_node{K, &x.axes(), x.keepdims(), x.param(), &x.input_shape()};
 }
 
 /// Inside a row program a lazy reduction is a value of the row: its stage's result.
@@ -194,7 +202,9 @@ bool fuse_rows(const X& x, const ndarray<Out>& out) {
         return false;  // a random draw is read by index, not by address: not in a row program
       }
     }
-    return run_row_program(call.program(), leaf_of(out), call.inputs(), call.leaves.scalars.data(), call.leaves.nodes);
+    return run_row_program(
+        call.program(), leaf_of(out), call.inputs(), call.leaves.scalars.data(),
+        std::span<const row_node>(call.leaves.nodes.data(), static_cast<std::size_t>(call.leaves.node_count)));
   }
 }
 

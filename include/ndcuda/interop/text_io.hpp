@@ -21,19 +21,19 @@ struct savetxt_options {
   std::string fmt = "%.18e";
   std::string delimiter = " ";  ///< between the values of a row
   std::string newline = "\n";   ///< after each row, header line and footer line
-  std::string header;           ///< written first, each of its lines after `comments`
-  std::string footer;           ///< written last, each of its lines after `comments`
+  std::string header{};         ///< written first, each of its lines after `comments`
+  std::string footer{};         ///< written last, each of its lines after `comments`
   std::string comments = "# ";  ///< what starts header and footer lines
 };
 
 /// np.loadtxt's options, with NumPy's defaults: `nd::loadtxt<float>(path, {.delimiter = ",", .skiprows = 1})`.
 struct loadtxt_options {
   /// What separates values; none (the default) means any run of whitespace.
-  std::optional<std::string> delimiter;
-  index_t skiprows = 0;          ///< lines skipped at the start of the file, comments included
-  std::vector<index_t> usecols;  ///< the columns kept, in this order (negative counts from the end); all when empty
-  std::string comments = "#";    ///< starts a comment, up to the end of the line; none when empty
-  int ndmin = 0;                 ///< at least this many dimensions (0, 1 or 2), as NumPy pads them
+  std::optional<std::string> delimiter{};
+  index_t skiprows = 0;            ///< lines skipped at the start of the file, comments included
+  std::vector<index_t> usecols{};  ///< the columns kept, in this order (negative counts from the end); all when empty
+  std::string comments = "#";      ///< starts a comment, up to the end of the line; none when empty
+  int ndmin = 0;                   ///< at least this many dimensions (0, 1 or 2), as NumPy pads them
 };
 
 /// Writes `shape` (1-d: one value a line; 2-d: one row a line) elements of `type` from `data` (C order,

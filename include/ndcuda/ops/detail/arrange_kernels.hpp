@@ -22,8 +22,8 @@ inline constexpr int remap_max_dims = 32;
 /// (NumPy's pad fills axis after axis, so the later axis wins at corners).
 struct remap_request {
   std::vector<remap_axis> axes;
-  std::vector<std::array<unsigned char, 16>> before_values;  // per axis, an element's bytes; may be empty
-  std::vector<std::array<unsigned char, 16>> after_values;
+  std::vector<std::array<unsigned char, 16>> before_values{};  // per axis, an element's bytes; may be empty
+  std::vector<std::array<unsigned char, 16>> after_values{};
   const std::int64_t* table = nullptr;  // device memory, for remap_mode::table
   int triangle = 0;                     // 1: keep j - i <= k (tril), 2: keep j - i >= k (triu), else 0
   index_t k = 0;
