@@ -19,8 +19,8 @@ namespace nd = ndcuda;
 namespace {
 
 // Row-major (m, k) @ (k, n) in double.
-std::vector<double> host_matmul(const std::vector<float>& a, const std::vector<float>& b, std::size_t m,
-                                std::size_t k, std::size_t n) {
+std::vector<double> host_matmul(const std::vector<float>& a, const std::vector<float>& b, std::size_t m, std::size_t k,
+                                std::size_t n) {
   std::vector<double> c(m * n, 0.0);
   for (std::size_t i = 0; i < m; ++i) {
     for (std::size_t p = 0; p < k; ++p) {

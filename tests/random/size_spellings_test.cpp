@@ -19,7 +19,9 @@ namespace nd = ndcuda;
 
 namespace {
 
-nd::size_arg pass(const nd::size_arg& size) { return size; }
+nd::size_arg pass(const nd::size_arg& size) {
+  return size;
+}
 
 TEST(SizeArg, EachNumpySpellingHoldsItsShape) {
   EXPECT_EQ(pass(10).get(), nd::shape_t{10});
