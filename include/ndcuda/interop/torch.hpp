@@ -227,7 +227,7 @@ template <array_element T>
       at::TensorOptions().dtype(at::toScalarType(code)).device(at::kCUDA, static_cast<c10::DeviceIndex>(a.device()));
   if (a.size() == 0) {
     // Nothing to share; torch refuses a NULL data pointer on a CUDA device.
-    return at::empty(a.shape(), options);
+    return at::empty(at::IntArrayRef(a.shape().data(), a.shape().size()), options);
   }
   return at::fromDLPack(to_dlpack(a));
 }
