@@ -114,28 +114,26 @@ shape_t broadcast_shape_of(const std::array<leaf_ref, N>& arrays) {
 /// nothing, otherwise.
 template <class Out, class X>
 bool reduce_into(const X& x, const ndarray<Out>& out) {
-  if constexpr (!is_reduction_expr<X>) {
-    return false;
-  } else if constexpr (!std::is_same_v<Out, typename X::value_type> ||
-                       plan_for<std::remove_cvref_t<decltype(x.input())>>() != plan_kind::fused) {
-    return false;
-  } else {
+  if constexpr (is_reduction_expr<X>) {  // nested: the second test names members only reductions have
     using N = std::remove_cvref_t<decltype(x.input())>;
-    const inputs_of<N> in(x.input());
-    if constexpr (N::arrays > max_fused_inputs) {
-      if (too_many_inputs(in)) {
+    if constexpr (std::is_same_v<Out, typename X::value_type> && plan_for<N>() == plan_kind::fused) {
+      const inputs_of<N> in(x.input());
+      if constexpr (N::arrays > max_fused_inputs) {
+        if (too_many_inputs(in)) {
+          return false;
+        }
+      }
+      const std::span<const leaf_ref> inputs{in.distinct.data(), in.count};
+      const leaf_ref target = leaf_of(out);
+      if (!reduces_into(x.call(), target, inputs)) {
         return false;
       }
+      run_reduction(reduction_state_for<X::kind, typename X::result_override, N>(in), x.call(), target, inputs,
+                    in.leaves.scalars.data(), x.param());
+      return true;
     }
-    const std::span<const leaf_ref> inputs{in.distinct.data(), in.count};
-    const leaf_ref target = leaf_of(out);
-    if (!reduces_into(x.call(), target, inputs)) {
-      return false;
-    }
-    run_reduction(reduction_state_for<X::kind, typename X::result_override, N>(in), x.call(), target, inputs,
-                  in.leaves.scalars.data(), x.param());
-    return true;
   }
+  return false;
 }
 
 /// The value of tree `x` written into `out` (broadcast to its shape, converted to Out).
