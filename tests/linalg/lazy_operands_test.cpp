@@ -1,3 +1,4 @@
+// (In tests/linalg/: its rows reach linalg and fft, which ops_tests does not link.)
 // Every public function that takes an array takes a lazy value too (issue 36): each row of the
 // table calls one function with an array, an expression and a reduction node of the same values
 // and requires the three results to be equal element for element. The array forms are checked
