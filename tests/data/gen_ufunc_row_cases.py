@@ -19,6 +19,9 @@ import warnings
 
 import numpy as np
 
+# One case-value format for every generated table: the 19b generator's (exact hex floats).
+from gen_ufunc_cases_19b import fmt  # noqa: E402  (same directory)
+
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 FLOATS = [np.float16, np.float32, np.float64]
 COMPLEX = [np.complex64, np.complex128]
@@ -95,14 +98,6 @@ def gelu(a):
     return r.astype(out)
 
 
-def fmt(v):
-    if isinstance(v, (bool, np.bool_)):
-        return str(int(v))
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (complex, np.complexfloating)):
-        return f"{float(v.real).hex()}:{float(v.imag).hex()}"
-    return float(v).hex()
 
 
 def call(name, *args):
