@@ -75,13 +75,7 @@ void collect(const X& x, L& out) {
 /// array, a draw, a lazy node seen whole) is collected alone.
 template <class X>
 leaf_ref first_leaf(const X& x) {
-  struct one_leaf {
-    std::array<leaf_ref, 1> arrays{};
-    std::array<const void*, 1> scalars{};
-    std::array<dtype, 1> scalar_types{};
-    int array_count = 0;
-    int scalar_count = 0;
-  } leaf;
+  leaves_of<X> leaf;  // one array slot: every leaf kind reads exactly one array
   collect(x, leaf);
   return leaf.arrays[0];
 }
