@@ -1,5 +1,5 @@
 # cmake -P script: configure and build a consumer project against an installed ndcuda, then run it.
-#   -D SOURCE_DIR -D BINARY_DIR -D PREFIX -D CXX_COMPILER [-D CUDA_ROOT] [-D HEADER_ROOT]
+#   -D SOURCE_DIR -D BINARY_DIR -D PREFIX -D CXX_COMPILER [-D CUDA_ROOT] [-D HEADER_ROOT] [-D DOCS_ROOT]
 #   [-D PROGRAM=<name to run, default cmake_consumer; NONE to build only>]
 #   [-D CHECK_DLPACK=ON: dlpack.h must have been read from PREFIX, the installed config's copy]
 foreach(var SOURCE_DIR BINARY_DIR PREFIX CXX_COMPILER)
@@ -19,6 +19,9 @@ if(CUDA_ROOT)
 endif()
 if(HEADER_ROOT)
   list(APPEND configure_args -DHEADER_ROOT=${HEADER_ROOT})
+endif()
+if(DOCS_ROOT)
+  list(APPEND configure_args -DDOCS_ROOT=${DOCS_ROOT})
 endif()
 
 function(run_step what)

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Turn every ```cpp block of the given Markdown files into one C++ translation unit.
+
+The docs' C++ blocks are mostly fragments: they use variables the text around them introduces. A
+block says what it needs in an HTML comment on the line just above its fence (invisible when the
+page is rendered):
+
+    <!-- snippet params: const nd::ndarray<float>& x, nd::stream s -->
+    <!-- snippet needs: dist; params: dist::communicator comm -->
+    <!-- snippet file-scope -->                    (it defines main, a class, ...)
+    <!-- snippet skip: needs RMM, which ndcuda does not depend on -->
+
+A fragment becomes the body of its own function whose parameters are `params`; a file-scope block
+goes into a namespace of its own. `needs` names optional parts (dist, mpi) that the consumer build
+defines NDCUDA_SNIPPETS_<NAME> for; without them the block is left out and listed. #include lines
+are moved in front of the block's function, and #line directives make every diagnostic name the
+Markdown file and line. A block with no comment is a fragment with no parameters.
+
+Usage: extract-doc-snippets.py OUTPUT.cpp ROOT FILE.md...   (ROOT: paths in messages are relative
+to it). Prints one line per block left out, and a count.
+"""
+import os
+import re
+import sys
+
+DIRECTIVE = re.compile(r"^\s*<!--\s*snippet\b(.*?)-->\s*$")
+FENCE_OPEN = re.compile(r"^```cpp\s*$")
+FENCE_CLOSE = re.compile(r"^```\s*$")
+INCLUDE = re.compile(r"^\s*#\s*include\b")
+MAIN = re.compile(r"^\s*int\s+main\s*\(")
+KNOWN_NEEDS = {"dist", "mpi", "dlpack"}
+
+
+class SnippetError(Exception):
+    pass
+
+
+def parse_directive(text, where):
+    """'needs: dist; params: int n' -> {'needs': ['dist'], 'params': 'int n'}."""
+    result = {"needs": [], "params": "", "file_scope": False, "skip": None}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        key, _, value = part.partition(":")
+        key, value = key.strip(), value.strip()
+        if key == "file-scope" and not value:
+            result["file_scope"] = True
+        elif key == "skip" and value:
+            result["skip"] = value
+        elif key == "params":
+            result["params"] = value
+        elif key == "needs" and value:
+            needs = value.split()
+            unknown = [n for n in needs if n not in KNOWN_NEEDS]
+            if unknown:
+                raise SnippetError(f"{where}: unknown need {unknown} (known: {sorted(KNOWN_NEEDS)})")
+            result["needs"] = needs
+        else:
+            raise SnippetError(f"{where}: cannot read snippet directive part '{part}' "
+                               "(expected params:, needs:, file-scope or skip:)")
+    return result
+
+
+def blocks_of(path, shown):
+    """Yield (first body line number, body lines, directive) for each ```cpp block of a file."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    i = 0
+    while i < len(lines):
+        if not FENCE_OPEN.match(lines[i]):
+            i += 1
+            continue
+        directive = {"needs": [], "params": "", "file_scope": False, "skip": None}
+        match = DIRECTIVE.match(lines[i - 1]) if i > 0 else None
+        if match:
+            directive = parse_directive(match.group(1), f"{shown}:{i}")
+        start = i + 1
+        end = start
+        while end < len(lines) and not FENCE_CLOSE.match(lines[end]):
+            end += 1
+        if end == len(lines):
+            raise SnippetError(f"{shown}:{i + 1}: ```cpp block is never closed")
+        yield start + 1, lines[start:end], directive
+        i = end + 1
+
+
+def guard_of(needs):
+    return " && ".join(f"defined(NDCUDA_SNIPPETS_{n.upper()})" for n in needs)
+
+
+def render(index, shown, first_line, body, directive):
+    includes = [line for line in body if INCLUDE.match(line)]
+    # Keep the line count so #line stays exact: an include becomes an empty line where it was.
+    code = ["" if INCLUDE.match(line) else line for line in body]
+    out = [f"// {shown}:{first_line}"]
+    guard = guard_of(directive["needs"])
+    if guard:
+        out.append(f"#if {guard}")
+    out.extend(includes)
+    defines_main = directive["file_scope"] and any(MAIN.match(line) for line in code)
+    if defines_main:
+        # Only the global main may end without `return`; inside the namespace it is a plain function.
+        out.extend(["#pragma GCC diagnostic push", '#pragma GCC diagnostic ignored "-Wreturn-type"'])
+    if directive["file_scope"]:
+        out.append(f"namespace snippet_{index} {{")
+    else:
+        out.append(f"void snippet_{index}({directive['params']}) {{")
+    out.append(f'#line {first_line} "{shown}"')
+    out.extend(code)
+    out.append("}")
+    if defines_main:
+        out.append("#pragma GCC diagnostic pop")
+    if guard:
+        out.append("#endif")
+    return out
+
+
+def main(argv):
+    if len(argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    output, root, files = argv[1], argv[2], argv[3:]
+    parts = [
+        "// Generated by tools/extract-doc-snippets.py from the docs' ```cpp blocks: do not edit.",
+        "#include <ndcuda/ndcuda.hpp>",
+        "#include <cstdint>",
+        "#include <iostream>",
+        "#include <string>",
+        "#include <vector>",
+        "namespace nd = ndcuda;",
+        "#ifdef NDCUDA_SNIPPETS_DIST",
+        "#include <ndcuda/dist.hpp>",
+        "namespace dist = ndcuda::dist;",
+        "#endif",
+        "",
+    ]
+    compiled, skipped = 0, []
+    try:
+        for path in files:
+            shown = os.path.relpath(path, root)
+            for first_line, body, directive in blocks_of(path, shown):
+                if directive["skip"]:
+                    skipped.append(f"{shown}:{first_line - 1}: left out: {directive['skip']}")
+                    continue
+                if directive["needs"]:
+                    print(f"{shown}:{first_line - 1}: compiled only with {' '.join(directive['needs'])}")
+                parts.extend(render(compiled, shown, first_line, body, directive))
+                parts.append("")
+                compiled += 1
+    except (OSError, SnippetError) as e:
+        print(f"extract-doc-snippets: {e}", file=sys.stderr)
+        return 1
+    text = "\n".join(parts) + "\n"
+    # Rewrite only on change, so the consumer build is not redone for nothing.
+    old = open(output, encoding="utf-8").read() if os.path.exists(output) else None
+    if old != text:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    for line in skipped:
+        print(line)
+    print(f"extract-doc-snippets: {compiled} blocks in {output}, {len(skipped)} left out")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
