@@ -12,6 +12,7 @@
 #include <map>
 #include <ndcuda/interop/npz_array.hpp>
 #include <ndcuda/interop/text_array.hpp>
+#include <ndcuda/ndcuda.hpp>
 #include <random>
 #include <sstream>
 #include <string>
@@ -397,6 +398,43 @@ TEST_F(FileIo, GpuSaveLoadAndArchivesOfMixedDtypes) {
   const auto direct = nd::read_npz(dir_ / "s.npz");
   nd::write_npz(dir_ / "again.npz", direct, false);
   EXPECT_EQ(file_text(dir_ / "again.npz"), file_text(dir_ / "s.npz"));
+}
+
+// np.save(f, x * 2), np.savez(f, x.sum(0), m=x > 0), np.savetxt(f, x - 1): the writers take lazy
+// values, computed in their own dtype.
+TEST_F(FileIo, GpuWritersTakeLazyValues) {
+  NDCUDA_REQUIRE_GPU();
+  constexpr std::size_t rows = 4;
+  constexpr std::size_t cols = 5;
+  const std::vector<float> f = nd::testing::uniform_values<float>(rows * cols, -8.0, 8.0);
+  const auto x = nd::asarray(f, {rows, cols});
+
+  nd::save(dir_ / "twice", x * 2.0F);
+  const std::vector<float> twice = nd::load<float>(dir_ / "twice.npy").to_host();
+  std::vector<double> sums(cols, 0.0);
+  std::vector<bool> positive(rows * cols);
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    EXPECT_EQ(twice[i], f[i] * 2.0F) << i;
+    sums[i % cols] += f[i];
+    positive[i] = f[i] > 0.0F;
+  }
+
+  nd::savez(dir_ / "lazy.npz", {nd::sum(x, 0), {"m", x > 0.0F}});
+  const nd::npz_file archive = nd::load_npz(dir_ / "lazy.npz");
+  EXPECT_EQ(archive.files(), (std::vector<std::string>{"m", "arr_0"}));
+  EXPECT_EQ(archive["m"].as<bool>().to_host(), positive);
+  const std::vector<float> got_sums = archive["arr_0"].as<float>().to_host();
+  ASSERT_EQ(got_sums.size(), cols);
+  for (std::size_t j = 0; j < cols; ++j) {
+    EXPECT_NEAR(got_sums[j], sums[j], 1e-4) << j;
+  }
+
+  nd::savetxt(dir_ / "less.txt", x - 1.0F, {.fmt = "%.9g"});
+  const std::vector<float> less = nd::loadtxt<float>(dir_ / "less.txt").to_host();
+  ASSERT_EQ(less.size(), f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    EXPECT_EQ(less[i], f[i] - 1.0F) << i;
+  }
 }
 
 TEST_F(FileIo, GpuLoadsNumPyArchivesAndFortranMembers) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/ndarray.hpp>
+#include <ndcuda/array/view_functions.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/interop/npy.hpp>
 #include <new>
@@ -84,6 +85,12 @@ void save_npy(const std::filesystem::path& path, const ndarray<T>& a) {
   const ndcuda::detail::op_range<"nd::save_npy"> nvtx;
   const npy_file file = detail::npy_file_of(a);
   write_npy_bytes(path, file.header, file.data.data(), file.data.size());
+}
+
+/// save_npy of a lazy value: computed first, in its own dtype.
+template <array_expression X>
+void save_npy(const std::filesystem::path& path, const X& x) {
+  save_npy(path, detail::computed(x));
 }
 
 /// Reads a .npy file into a new ndarray<T> on `s` (or the current device's default stream), like

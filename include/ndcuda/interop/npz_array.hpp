@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <initializer_list>
+#include <ndcuda/array/view_functions.hpp>
 #include <ndcuda/interop/npy_array.hpp>
 #include <ndcuda/interop/npz.hpp>
 #include <optional>
@@ -105,6 +106,12 @@ class npz_entry {
   /// A keyword array (np.savez(file, name=a)).
   template <array_element T>
   npz_entry(std::string name, const ndarray<T>& a) : name_(std::move(name)), file_(detail::npy_file_of(a)) {}
+  /// A lazy value (expression, reduction, product), computed first, as a positional array.
+  template <array_expression X>
+  npz_entry(const X& x) : npz_entry(detail::computed(x)) {}  // NOLINT(google-explicit-constructor)
+  /// A lazy value, computed first, as a keyword array.
+  template <array_expression X>
+  npz_entry(std::string name, const X& x) : npz_entry(std::move(name), detail::computed(x)) {}
   /// A loaded array saved again as a positional array.
   npz_entry(const stored_array& a) : file_(a.file()) {}  // NOLINT(google-explicit-constructor)
   /// A loaded array saved again under `name`.
@@ -159,6 +166,12 @@ inline std::vector<npz_member> npz_members(const std::vector<npz_entry>& entries
 template <array_element T>
 void save(const std::filesystem::path& path, const ndarray<T>& a) {
   save_npy(detail::with_extension(path, ".npy"), a);
+}
+
+/// np.save of a lazy value: computed first, in its own dtype (`nd::save("m", nd::mean(x, 0))`).
+template <array_expression X>
+void save(const std::filesystem::path& path, const X& x) {
+  save(path, detail::computed(x));
 }
 
 /// np.load for a .npy file: a new ndarray<T> (T must be the file's dtype; see load_npy). An .npz

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <ndcuda/array/view_functions.hpp>
 #include <ndcuda/interop/npy_array.hpp>
 #include <ndcuda/interop/text_io.hpp>
 #include <optional>
@@ -22,6 +23,12 @@ void savetxt(const std::filesystem::path& path, const ndarray<T>& a, const savet
   }
   const npy_file host = detail::npy_file_of(a);
   savetxt_bytes(path, host.header.type, host.header.shape, host.data.data(), options);
+}
+
+/// np.savetxt of a lazy value: computed first, in its own dtype.
+template <array_expression X>
+void savetxt(const std::filesystem::path& path, const X& x, const savetxt_options& options = {}) {
+  savetxt(path, detail::computed(x), options);
 }
 
 /// np.loadtxt: a new ndarray<T> (float64 by default, as NumPy) from a text file of numbers, e.g.
