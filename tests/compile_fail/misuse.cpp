@@ -40,9 +40,8 @@ void misuse(nd::ndarray<float>& x, nd::ndarray<double>& y, [[maybe_unused]] nd::
   auto d = nd::subtract(b, true);  // the same row, so the same message as `b - b`
   (void)d;
 #elif NDCUDA_MISUSE == 7
-  auto p = x(y.astype<std::int64_t>());  // a named proxy would read x's later state
-  nd::ndarray<float> r = p;
-  (void)r;
+  auto p = x(y.astype<std::int64_t>());  // NumPy's p = 0 would rebind p; a proxy cannot
+  p = 0.0F;
 #elif NDCUDA_MISUSE == 8
   nd::ndarray<float> r = x(y);  // NumPy: IndexError, arrays used as indices must be integers
   (void)r;

@@ -4,6 +4,7 @@
 // fake arrays (nothing launched); GPU checks against host references in double precision.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <ndcuda/ndcuda.hpp>
@@ -185,4 +186,109 @@ TEST(LazyValues, SameKindConversionsAreImplicitAndUnsafeOnesSpelledOnTheGpu) {
     EXPECT_EQ(got_int[i], static_cast<std::int32_t>(host[i] * 2.5)) << i;  // C's truncation, as NumPy's astype
   }
   EXPECT_EQ(smaller.to_host(), (std::vector<std::int32_t>{15, -21, 3 << 20}));
+}
+
+// A braced list may mix arrays and lazy values of one element type (NumPy takes any sequence of
+// array-likes): each entry refers to its value, an array's entry shares the array's buffer.
+TEST(LazyValues, BracedListEntriesReferToTheirValuesWithoutComputing) {
+  const auto a = fake<float>({2, 3});
+  const auto b = fake<float>({2, 3});
+  const std::vector<nd::ndarray<float>> values = nd::detail::values_of<float>({a, b, a});
+  ASSERT_EQ(values.size(), 3U);
+  EXPECT_EQ(values[0].data(), a.data());
+  EXPECT_EQ(values[1].data(), b.data());
+  EXPECT_EQ(values[2].data(), a.data());
+}
+
+TEST(LazyValues, BracedListsMixArraysExpressionsAndReductionsOnTheGpu) {
+  NDCUDA_REQUIRE_GPU();
+  constexpr std::size_t n = 37;
+  const std::vector<float> host = nd::testing::uniform_values<float>(n, -3.0, 3.0);
+  const nd::ndarray<float> t = nd::asarray(host, {n});
+
+  // np.stack([np.ones_like(t), t, t * t], 1): the Vandermonde columns.
+  const nd::ndarray<float> v = nd::stack({nd::ones_like(t), t, t * t}, 1);
+  ASSERT_EQ(v.shape(), (nd::shape_t{n, 3}));
+  const std::vector<float> got_v = v.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(got_v[i * 3], 1.0F) << i;
+    EXPECT_EQ(got_v[i * 3 + 1], host[i]) << i;
+    EXPECT_NEAR(got_v[i * 3 + 2], double(host[i]) * host[i], 1e-6 * (1.0 + double(host[i]) * host[i])) << i;
+  }
+
+  // np.concatenate([t * 2, t, [t.sum()]]): an expression, an array and a reduction (reshaped).
+  double total = 0.0;
+  for (float x : host) {
+    total += x;
+  }
+  const nd::ndarray<float> c = nd::concatenate({t * 2.0F, t, nd::sum(t, 0, nd::keepdims)});
+  ASSERT_EQ(c.shape(), (nd::shape_t{2 * n + 1}));
+  const std::vector<float> got_c = c.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(got_c[i], host[i] * 2.0F) << i;
+    EXPECT_EQ(got_c[n + i], host[i]) << i;
+  }
+  EXPECT_NEAR(got_c[2 * n], total, 1e-4);
+
+  // hstack/vstack, and lexsort with an expression key: keys (-t, t > 0) sort by sign, then by -t.
+  EXPECT_EQ(nd::vstack({t, t + 1.0F}).shape(), (nd::shape_t{2, n}));
+  EXPECT_EQ(nd::hstack({t - 1.0F, t}).to_host()[n], host[0]);
+  const std::vector<std::int64_t> order = nd::lexsort({-t, (t > 0.0F).astype<float>()}).to_host();
+  std::vector<std::int64_t> want(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    want[i] = static_cast<std::int64_t>(i);
+  }
+  std::stable_sort(want.begin(), want.end(), [&](std::int64_t i, std::int64_t j) {
+    const bool pi = host[i] > 0.0F;
+    const bool pj = host[j] > 0.0F;
+    return pi != pj ? pj : -host[i] < -host[j];
+  });
+  EXPECT_EQ(order, want);
+}
+
+// An advanced-index read is a lazy value too (NumPy: a[mask].sum(), a[idx] * 2, a[idx].shape):
+// operators, reductions and functions take it, and it answers the array interface.
+TEST(LazyValues, IndexReadsAreOperandsAndAnswerTheArrayInterfaceOnTheGpu) {
+  NDCUDA_REQUIRE_GPU();
+  constexpr std::size_t n = 41;
+  const std::vector<float> host = nd::testing::uniform_values<float>(n, -5.0, 5.0);
+  const nd::ndarray<float> a = nd::asarray(host, {n});
+  const std::vector<std::int64_t> picks{3, 0, 40, 3, 17};
+  const nd::ndarray<std::int64_t> idx = nd::asarray(picks, {picks.size()});
+
+  std::vector<float> positive;
+  double positive_sum = 0.0;
+  for (float v : host) {
+    if (v > 0.0F) {
+      positive.push_back(v);
+      positive_sum += v;
+    }
+  }
+  const auto mask = a > 0.0F;
+  EXPECT_NEAR(nd::sum(a(mask)).item(), positive_sum, 1e-4);
+  EXPECT_NEAR(static_cast<double>(nd::mean(a(mask))), positive_sum / double(positive.size()), 1e-5);
+  EXPECT_EQ(a(mask).shape(), (nd::shape_t{positive.size()}));
+  EXPECT_EQ(a(mask).size(), static_cast<nd::index_t>(positive.size()));
+  EXPECT_EQ(a(mask).to_host(), positive);
+
+  const std::vector<float> doubled = (a(idx) * 2.0F).to_host();
+  const std::vector<float> sorted = nd::sort(a(idx)).to_host();
+  std::vector<float> want_sorted;
+  for (std::size_t k = 0; k < picks.size(); ++k) {
+    EXPECT_EQ(doubled[k], host[static_cast<std::size_t>(picks[k])] * 2.0F) << k;
+    want_sorted.push_back(host[static_cast<std::size_t>(picks[k])]);
+  }
+  std::sort(want_sorted.begin(), want_sorted.end());
+  EXPECT_EQ(sorted, want_sorted);
+  EXPECT_EQ(a(idx).ndim(), 1);
+  EXPECT_EQ(a(idx).type(), nd::dtype::float32);
+  EXPECT_EQ(a(idx)(1).item(), host[0]);
+  EXPECT_EQ(a(idx).astype<double>().to_host()[2], double(host[40]));
+  EXPECT_EQ(nd::stack({a(idx), a(idx) + 1.0F}).shape(), (nd::shape_t{2, picks.size()}));
+
+  // A named proxy reads a when asked, as an expression does.
+  nd::ndarray<float> b = a.copy();
+  const auto p = b(idx);
+  b(idx) = 7.0F;
+  EXPECT_EQ(p.to_host(), std::vector<float>(picks.size(), 7.0F));
 }

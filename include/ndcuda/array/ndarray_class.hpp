@@ -8,6 +8,7 @@
 #include <memory>
 #include <ndcuda/array/detail/index_dispatch.hpp>
 #include <ndcuda/array/detail/kernels.hpp>
+#include <ndcuda/array/detail/list_entry.hpp>
 #include <ndcuda/array/view_math.hpp>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
@@ -39,7 +40,7 @@ concept array_expression = requires {
 /// on it is ordered on stream(), the stream it was created on. (The template parameter is E rather
 /// than T only because the member T() transposes.)
 template <array_element E>
-class ndarray {
+class ndarray : public detail::list_entry<E> {
  public:
   /// The element type.
   using value_type = E;

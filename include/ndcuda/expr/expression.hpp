@@ -45,7 +45,7 @@ struct scalar_leaf {
 /// One operation applied to its operands (leaves or nodes), evaluated lazily. `Op` describes the
 /// result dtype and how the node is spelled in the fused kernel (expr/operation.hpp).
 template <class Op, class... Args>
-struct [[nodiscard]] expr : lazy_array<expr<Op, Args...>> {
+struct [[nodiscard]] expr : lazy_array<expr<Op, Args...>, type_of<Op::result(Args::type()...)>> {
   /// Marks the type as an ndcuda expression (array_expression).
   using is_ndcuda_expression = void;
   /// The result dtype, from NumPy's promotion of the operands.
@@ -124,6 +124,9 @@ auto as_node(T&& x) {
   using U = std::remove_cvref_t<T>;
   if constexpr (is_ndarray<U>) {
     return array_leaf<typename U::value_type>{std::forward<T>(x)};
+  } else if constexpr (requires { typename U::gathered_when_used; }) {
+    // An advanced-index read (ops/indexed.hpp) is a gather, done now as NumPy's a[idx] is.
+    return array_leaf<typename U::value_type>{x.template evaluate<typename U::value_type>()};
   } else {
     return U(std::forward<T>(x));
   }

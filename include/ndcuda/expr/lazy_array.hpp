@@ -67,10 +67,11 @@ class lazy_read : public ndarray<T> {
   }
 };
 
-/// The array interface of a lazy value of type `Node` (CRTP). `Node` provides `value_type`,
-/// `evaluate<E>()`, `shape()`, `device()` and `stream()`.
-template <class Node>
-class lazy_array {
+/// The array interface of a lazy value of type `Node` (CRTP) with element type `Value`. `Node`
+/// provides `value_type` (Value), `evaluate<E>()`, `shape()`, `device()` and `stream()`. It can be an
+/// element of a braced list of arrays (detail::list_entry): `nd::stack({t, t * t})`.
+template <class Node, array_element Value>
+class lazy_array : public detail::list_entry<Value> {
  public:
   /// The value as a new C-contiguous array (computed now: one kernel for an expression).
   template <class N = Node>

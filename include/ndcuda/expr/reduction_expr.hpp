@@ -60,7 +60,8 @@ void collect(const reduction_expr<K, D, N>& x, L& out);
 /// holds its operands by value and reads them when evaluated, so write `nd::ndarray<float> m =
 /// nd::max(x, 1);` to keep a value that later writes to x must not change.
 template <detail::reduce_kind K, class D, class N>
-class [[nodiscard]] reduction_expr : public lazy_array<reduction_expr<K, D, N>> {
+class [[nodiscard]] reduction_expr
+    : public lazy_array<reduction_expr<K, D, N>, type_of<detail::result_dtype<K, D, N>()>> {
  public:
   /// Marks the type as an ndcuda expression (array_expression).
   using is_ndcuda_expression = void;

@@ -23,16 +23,29 @@
 
 namespace ndcuda {
 
-/// What a(idx) gives for an advanced index: the source handle and the index, nothing read yet.
-/// Use it at once, as NumPy's a[idx] is used:
+/// What a(idx) gives for an advanced index: the source handle and the index, nothing read yet. It
+/// is a lazy value like an expression (nd::lazy_array: shape, item, to_host, indexing, reshape, a
+/// braced-list entry), and an operand of expressions and of every function:
 ///   nd::ndarray<float> x = a(idx);   // a gather (a copy, as in NumPy); also nd::eval(a(idx))
+///   nd::sum(a(mask)), a(idx) * 2     // gathered when the expression is built, as NumPy's a[idx]
 ///   a(idx) = v;  a(mask) = 0.0f;     // scatter, v broadcast; repeated indices: the last wins
 ///   a(idx) += v;                     // NumPy's gather-add-scatter (repeats add once: see add_at)
-/// A named proxy (`auto x = a(idx);`) cannot be read: it would see a's later state; write
-/// `nd::ndarray<T> x = a(idx);` instead (the conversion is for temporaries only).
+/// Like an expression it reads `a` when its value is asked for: `auto x = a(idx);` named and read
+/// after a write to `a` sees the write (write `nd::ndarray<T> x = a(idx);` to keep the values now).
 template <array_element E>
-class indexed {
+class indexed : public lazy_array<indexed<E>, E> {
  public:
+  /// Marks the type as an ndcuda lazy value (array_expression).
+  using is_ndcuda_expression = void;
+  /// As an expression operand it is gathered at once into an array leaf (expr's as_node).
+  using gathered_when_used = void;
+  /// The element type.
+  using value_type = E;
+  /// As an operand it reads like one array (its gather).
+  static constexpr int arrays = 1;
+  /// It adds no scalar parameter to an enclosing kernel.
+  static constexpr int scalars = 0;
+
   /// The proxy of `source` indexed by `index`; made by ndarray::operator(), not by users.
   indexed(ndarray<E> source, std::vector<detail::index_arg> index)
       : source_(std::move(source)), index_(std::move(index)) {}
@@ -40,18 +53,33 @@ class indexed {
   indexed& operator=(const indexed&) = delete;
   ~indexed() = default;
 
-  /// The gather: a new C-contiguous array.
-  operator ndarray<E>() && { return read(); }  // NOLINT: implicit, as `nd::ndarray<float> x = a(idx);`
-  /// Deleted in effect: reading a named proxy would see the source's later state (a compile error says what to write).
-  template <array_element D>
-  operator ndarray<D>() const& {
-    static_assert(detail::always_false<D>,
-                  "read an advanced index where it is made: `nd::ndarray<T> x = a(idx);` or `nd::eval(a(idx))` "
-                  "(T: the source's element type; a named `auto x = a(idx)` would read a's later state)");
-    return {};
+  /// The source's dtype.
+  [[nodiscard]] static constexpr dtype type() noexcept { return dtype_of<E>; }
+  /// The shape of the gather: from the index's shapes; a mask's needs its count (a wait).
+  [[nodiscard]] shape_t shape() const { return resolve().plan.shape; }
+  /// The source's device.
+  [[nodiscard]] int device() const noexcept { return source_.device(); }
+  /// The source's stream, on which the gather runs.
+  [[nodiscard]] const ndcuda::stream& stream() const noexcept { return source_.stream(); }
+  /// The gather as a new C-contiguous array of dtype T (converted as astype converts).
+  template <array_element T>
+  [[nodiscard]] ndarray<T> evaluate() const {
+    if constexpr (std::is_same_v<T, E>) {
+      return read();
+    } else {
+      return read().template astype<T>();
+    }
   }
-  /// The gather (nd::eval(a(idx)) is the same).
-  [[nodiscard]] ndarray<E> copy() && { return read(); }
+  /// `out(...) = a(idx)`: the gather written into out's memory, broadcast and converted.
+  template <array_element T>
+  void assign_to(const ndarray<T>& out) const {
+    out.assign(read());
+  }
+  /// The gather converted to T (NumPy's a[idx].astype(T)).
+  template <array_element T>
+  [[nodiscard]] ndarray<T> astype() const {
+    return evaluate<T>();
+  }
 
   /// a(idx) = v: v (an array, an expression or a scalar) broadcast to the indexed shape and
   /// converted as astype converts. a(mask) = v with v broadcasting to the trailing axes needs no
@@ -60,6 +88,14 @@ class indexed {
   requires(!std::is_same_v<std::remove_cvref_t<V>, indexed>) void operator=(const V& v) && { assign(v); }
   /// a(idx) = b(idx2): gathers the right side, then scatters it.
   void operator=(indexed&& other) && { assign(std::move(other).read()); }
+  /// Refused: a named proxy is a read of `a`; see the message.
+  template <class V>
+  void operator=(const V&) & {
+    static_assert(
+        detail::always_false<V>,
+        "`p = v` on a named proxy (`auto p = a(idx);`) would rebind p in NumPy, which a proxy cannot do: write "
+        "`a(idx) = v` to write into a, or `nd::ndarray<T> p = a(idx);` for a copy to rebind");
+  }
 
   /// a(idx) += v: NumPy's gather, add, scatter (a repeated index adds once: see add_at).
   template <class V>
@@ -96,7 +132,7 @@ class indexed {
   /// nd::take) says what an out-of-range index does: raise checks and waits, wrap and clip map it.
   [[nodiscard]] ndarray<E> read(take_mode mode = take_mode::raise) const {
     const ndcuda::detail::op_range<"a(index)"> nvtx;
-    const stream& s = source_.stream();
+    const ndcuda::stream& s = source_.stream();
     // a(mask): one CUB compaction
     if (const detail::index_arg* m = leading_mask(); m != nullptr && mode == take_mode::raise) {
       return detail::restore<E>(detail::extract_rows(detail::erase(source_), m->array, std::nullopt, nullptr, s,
@@ -228,16 +264,15 @@ class indexed {
 };
 
 namespace detail {
+/// An index proxy is a lazy value: operators, reductions and functions take it (an array leaf of
+/// its gather, expr/expression.hpp's as_node).
+template <array_element E>
+inline constexpr bool is_expr<indexed<E>> = true;
+
 template <array_element E, class... I>
 indexed<E> make_indexed(const ndarray<E>& source, const I&... index) {
   return indexed<E>(source, std::vector<index_arg>{to_index_arg(index, source.stream())...});
 }
 }  // namespace detail
-
-/// The gather of a(idx) as a new array (NumPy's a[idx] is already a copy).
-template <array_element E>
-[[nodiscard]] ndarray<E> eval(indexed<E>&& x) {
-  return std::move(x).read();
-}
 
 }  // namespace ndcuda

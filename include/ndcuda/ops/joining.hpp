@@ -85,11 +85,12 @@ ndarray<E> concatenate(const std::vector<ndarray<E>>& arrays, std::optional<inde
                        std::optional<stream> s = std::nullopt) {
   return concatenate<E>(std::span<const ndarray<E>>(arrays), axis, s);
 }
-/// np.concatenate of a braced list of arrays.
+/// np.concatenate of a braced list of arrays and lazy values of one element type
+/// (`nd::concatenate({x, x * 2})`; lazy ones are computed first).
 template <array_element E>
-ndarray<E> concatenate(std::initializer_list<ndarray<E>> arrays, std::optional<index_t> axis = 0,
+ndarray<E> concatenate(std::initializer_list<detail::list_entry<E>> arrays, std::optional<index_t> axis = 0,
                        std::optional<stream> s = std::nullopt) {
-  return concatenate<E>(std::span<const ndarray<E>>(arrays.begin(), arrays.size()), axis, s);
+  return concatenate<E>(detail::values_of(arrays), axis, s);
 }
 /// Arrays of different element types: the result has NumPy's promoted dtype,
 /// nd::concatenate(std::tuple(a_int32, b_float32), 0) is float64.
@@ -128,10 +129,12 @@ template <array_element E>
 ndarray<E> stack(const std::vector<ndarray<E>>& arrays, index_t axis = 0, std::optional<stream> s = std::nullopt) {
   return stack<E>(std::span<const ndarray<E>>(arrays), axis, s);
 }
-/// np.stack of a braced list of arrays.
+/// np.stack of a braced list of arrays and lazy values of one element type
+/// (`nd::stack({nd::ones_like(t), t, t * t}, 1)`; lazy ones are computed first).
 template <array_element E>
-ndarray<E> stack(std::initializer_list<ndarray<E>> arrays, index_t axis = 0, std::optional<stream> s = std::nullopt) {
-  return stack<E>(std::span<const ndarray<E>>(arrays.begin(), arrays.size()), axis, s);
+ndarray<E> stack(std::initializer_list<detail::list_entry<E>> arrays, index_t axis = 0,
+                 std::optional<stream> s = std::nullopt) {
+  return stack<E>(detail::values_of(arrays), axis, s);
 }
 
 /// np.hstack: along axis 1, or axis 0 for 1-d arrays (0-d ones become 1-d).
@@ -169,14 +172,14 @@ ndarray<E> column_stack(std::span<const ndarray<E>> arrays, std::optional<stream
 
 // The vector and braced-list spellings of the four above.
 // NOLINTBEGIN(bugprone-macro-parentheses): fn names the function template; (fn)<E> would not parse.
-#define NDCUDA_JOIN_OVERLOADS(fn)                                                                   \
-  template <array_element E>                                                                        \
-  ndarray<E> fn(const std::vector<ndarray<E>>& arrays, std::optional<stream> s = std::nullopt) {    \
-    return fn<E>(std::span<const ndarray<E>>(arrays), s);                                           \
-  }                                                                                                 \
-  template <array_element E>                                                                        \
-  ndarray<E> fn(std::initializer_list<ndarray<E>> arrays, std::optional<stream> s = std::nullopt) { \
-    return fn<E>(std::span<const ndarray<E>>(arrays.begin(), arrays.size()), s);                    \
+#define NDCUDA_JOIN_OVERLOADS(fn)                                                                              \
+  template <array_element E>                                                                                   \
+  ndarray<E> fn(const std::vector<ndarray<E>>& arrays, std::optional<stream> s = std::nullopt) {               \
+    return fn<E>(std::span<const ndarray<E>>(arrays), s);                                                      \
+  }                                                                                                            \
+  template <array_element E>                                                                                   \
+  ndarray<E> fn(std::initializer_list<detail::list_entry<E>> arrays, std::optional<stream> s = std::nullopt) { \
+    return fn<E>(detail::values_of(arrays), s);                                                                \
   }
 // NOLINTEND(bugprone-macro-parentheses)
 /// np.hstack of a vector or braced list of arrays. @{

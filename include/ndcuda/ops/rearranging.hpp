@@ -238,11 +238,11 @@ std::vector<ndarray<E>> meshgrid(const std::vector<ndarray<E>>& xs, meshgrid_ind
   }
   return out;
 }
-/// np.meshgrid of a braced list of arrays.
+/// np.meshgrid of a braced list of arrays (or lazy values).
 template <array_element E>
-std::vector<ndarray<E>> meshgrid(std::initializer_list<ndarray<E>> xs,
+std::vector<ndarray<E>> meshgrid(std::initializer_list<detail::list_entry<E>> xs,
                                  meshgrid_indexing indexing = meshgrid_indexing::xy, bool sparse = false) {
-  return meshgrid(std::vector<ndarray<E>>(xs), indexing, sparse);
+  return meshgrid(detail::values_of(xs), indexing, sparse);
 }
 
 /// np.indices(dimensions): shape (len(dimensions), *dimensions), entry i the index along axis i

@@ -42,10 +42,10 @@ template <array_element T>
   }
   return order;
 }
-/// np.lexsort of a braced list: nd::lexsort({secondary, primary}).
+/// np.lexsort of a braced list: nd::lexsort({secondary, primary}) (arrays or lazy values).
 template <array_element T>
-[[nodiscard]] ndarray<std::int64_t> lexsort(std::initializer_list<ndarray<T>> keys, index_t axis = -1) {
-  return lexsort(std::vector<ndarray<T>>(keys), axis);
+[[nodiscard]] ndarray<std::int64_t> lexsort(std::initializer_list<detail::list_entry<T>> keys, index_t axis = -1) {
+  return lexsort(detail::values_of(keys), axis);
 }
 /// np.lexsort of one array: its rows (along axis 0) are the keys, the last row primary; a 1-d
 /// array is one key (its argsort).

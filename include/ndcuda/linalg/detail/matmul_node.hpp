@@ -32,7 +32,7 @@ enum class activation { none = 0, relu = 1, gelu = 2 };
 /// must not change, and bind a product used twice in one expression to an array first (each use
 /// computes it).
 template <array_element R>
-class [[nodiscard]] matmul_expr : public lazy_array<matmul_expr<R>> {
+class [[nodiscard]] matmul_expr : public lazy_array<matmul_expr<R>, R> {
  public:
   /// Marks the type as an ndcuda expression (array_expression).
   using is_ndcuda_expression = void;
