@@ -94,6 +94,26 @@ void BM_sum_axis0(benchmark::State& state) {
   state.SetLabel("sum(a, 0), 16384^2 float32; target >= 4000 GB/s, CuPy 2532");
 }
 
+// A reduction with a large result, into a new array each call against written into an existing one
+// (c(nd::ellipsis) = nd::sum(a, 1): no allocation, no copy; issue 36).
+void BM_sum_rows_new_array(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({nd::index_t{1} << 22, 8});
+  timed(
+      state, a.stream(), [&] { keep(nd::eval(nd::sum(a, 1))); }, steady_calls);
+  bytes_per_second(state, static_cast<double>(a.nbytes()));
+  state.SetLabel("sum(a, 1) of (2^22, 8) float32, a new array each call");
+}
+void BM_sum_rows_into(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({nd::index_t{1} << 22, 8});
+  auto c = nd::empty<float>({nd::index_t{1} << 22}, a.stream());
+  timed(
+      state, a.stream(), [&] { c(nd::ellipsis) = nd::sum(a, 1); }, steady_calls);
+  bytes_per_second(state, static_cast<double>(a.nbytes()));
+  state.SetLabel("c(...) = sum(a, 1) of (2^22, 8) float32, into c");
+}
+
 void BM_sum_axis1(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({16384, 16384});
@@ -200,6 +220,8 @@ BENCHMARK(BM_sum_full)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_sweep)->Apply(nd::bench::bandwidth_sweep)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_full_single_call)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_axis0)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_rows_new_array)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_rows_into)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_product_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_argmax_full)->UseManualTime()->Unit(benchmark::kMicrosecond);
