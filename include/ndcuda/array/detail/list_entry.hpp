@@ -2,8 +2,9 @@
 // 1)`: ndarray<E> and every lazy value of element type E derive from list_entry<E>, so a function
 // taking std::initializer_list<list_entry<E>> deduces E from a list that mixes them (a deduction
 // through a base class; a list of different types has no other common parameter). As a base it
-// holds nothing; as a list element it refers to the value it was made from, which lives until the
-// end of the call's full expression, and value() evaluates it (or shares an array's buffer).
+// is two null pointers (16 bytes on every array and node, no work); as a list element it refers to
+// the value it was made from, which lives until the end of the call's full expression, and value()
+// evaluates it (or shares an array's buffer).
 // Builds on core/dtype.hpp.
 #pragma once
 
