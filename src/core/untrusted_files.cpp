@@ -83,7 +83,8 @@ std::optional<regular_file> open_regular_file(const std::filesystem::path& path,
   if (fd.get() < 0) {
     const int error = errno;
     fail(problem, error,
-         error == ELOOP && !follow_links ? std::string("it is a symbolic link") : "it cannot be opened: " + errno_text(error));
+         error == ELOOP && !follow_links ? std::string("it is a symbolic link")
+                                         : "it cannot be opened: " + errno_text(error));
     return std::nullopt;
   }
   struct stat info {};

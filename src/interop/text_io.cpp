@@ -362,8 +362,9 @@ void savetxt_bytes(const std::filesystem::path& path, dtype type, const shape_t&
                  std::count_if(pieces.begin(), pieces.end(), [](const fmt_piece& p) { return p.conv != 0; })) == cols) {
     row_format = pieces;
   } else {
-    throw io_error("savetxt(" + quoted(path) + "): fmt has wrong number of % formats:  " + options.fmt +
-                   " (the array has " + std::to_string(cols) + " columns: give one conversion, or one per column)");
+    throw io_error("savetxt(" + quoted(path) +
+                   "): fmt has wrong number of % formats:  " + detail::quote_input(options.fmt) + " (the array has " +
+                   std::to_string(cols) + " columns: give one conversion, or one per column)");
   }
   // Through a temporary renamed into place: a failed write leaves the old file as it was. Lines
   // are gathered into blocks of about a MiB between writes.
@@ -473,8 +474,8 @@ std::vector<std::byte> loadtxt_bytes(const std::filesystem::path& path, dtype ty
     }
     for (const std::size_t c : picked) {
       if (!append_value(out, type, tokens[c])) {
-        throw io_error("loadtxt(" + quoted(path) + "): could not convert string '" + std::string(tokens[c]) + "' to " +
-                       std::string(name(type)) + " at row " + std::to_string(rows) + ", column " +
+        throw io_error("loadtxt(" + quoted(path) + "): could not convert string '" + detail::quote_input(tokens[c]) +
+                       "' to " + std::string(name(type)) + " at row " + std::to_string(rows) + ", column " +
                        std::to_string(c + 1) + ".");
       }
     }

@@ -340,6 +340,14 @@ TEST_F(FileIo, LoadtxtErrorsUseNumPysWords) {
             std::string::npos);
   EXPECT_NE(e("1\n", nd::dtype::float64, {.ndmin = 3}).find("Illegal value of ndmin keyword: 3"), std::string::npos);
   EXPECT_NE(e("1\n", nd::dtype::complex64).find("complex"), std::string::npos);
+  // A hostile token is quoted with a bound (an 8 MiB token gave an 8 MB message) and a NUL in it
+  // does not cut the message before its row and column.
+  const std::string huge = e("1 " + std::string(std::size_t{8} << 20, 'z') + "\n", nd::dtype::float64);
+  EXPECT_LT(huge.size(), 1000U);
+  EXPECT_NE(huge.find("(8388608 characters)' to float64 at row 0, column 2."), std::string::npos)
+      << huge.substr(0, 400);
+  const std::string nul = e(std::string("1 a\0b 3\n", 8), nd::dtype::float64);
+  EXPECT_NE(nul.find("'a\\x00b' to float64 at row 0, column 2."), std::string::npos) << nul;
   nd::shape_t shape;
   EXPECT_NE(message_of<nd::error>([&] {
               (void)nd::loadtxt_bytes(dir_ / "none.txt", nd::dtype::float64, {}, shape);

@@ -2,6 +2,8 @@
 // 37): reads refuse FIFOs, devices, folders and oversized files without blocking; writes go through
 // a temporary renamed into place, so a planted link is replaced rather than followed and a failed
 // write leaves the old file intact; messages quote input with a bound. Host only, no GPU.
+#include "core/untrusted_files.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +14,6 @@
 #include <ndcuda/interop/text_io.hpp>
 #include <string>
 
-#include "core/untrusted_files.hpp"
 #include "support/scratch_files.hpp"
 
 namespace fs = std::filesystem;
