@@ -13,7 +13,9 @@
 #include <ndcuda/interop/npz.hpp>
 #include <ndcuda/interop/text_io.hpp>
 #include <string>
+#include <vector>
 
+#include "support/error_message.hpp"
 #include "support/scratch_files.hpp"
 
 namespace fs = std::filesystem;
@@ -121,4 +123,40 @@ TEST(UntrustedFilesQuote, MessagesQuoteInputWithABoundAndVisibleControlBytes) {
   const std::string quoted = nd::detail::quote_input(huge);
   EXPECT_LT(quoted.size(), 300U);
   EXPECT_NE(quoted.find("(100000 characters)"), std::string::npos);
+}
+
+// A member's local header must agree with its central directory entry: a one-byte change to either
+// name (or to the method, CRC or sizes) was read silently as a different archive.
+TEST_F(UntrustedFiles, NpzLocalHeadersMustAgreeWithTheCentralDirectory) {
+  std::vector<std::byte> data(4 * sizeof(float));
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    data[i] = static_cast<std::byte>(i * 37 + 11);
+  }
+  const std::vector<nd::npz_member> members{{"alpha", {{nd::dtype::float32, {4}, false}, data}},
+                                            {"omega", {{nd::dtype::float32, {4}, false}, data}}};
+  const fs::path path = dir_ / "a.npz";
+  for (const bool compressed : {false, true}) {
+    if (compressed && !nd::npz_deflate_available()) {
+      continue;
+    }
+    nd::write_npz(path, members, compressed);
+    ASSERT_EQ(nd::read_npz(path).size(), 2U);
+    const std::string good = file_text(path);
+    const auto altered = [&](std::size_t at, char to) {
+      std::string bytes = good;
+      bytes[at] = to;
+      write_file(path, bytes);
+      return nd::testing::message_of<nd::io_error>([&] { (void)nd::read_npz(path); });
+    };
+    const std::size_t local_name = good.find("omega.npy");     // the local header comes first
+    const std::size_t central_name = good.rfind("omega.npy");  // then the central directory
+    ASSERT_LT(local_name, central_name);
+    for (const std::size_t at : {local_name, central_name}) {
+      const std::string why = altered(at, 'O');
+      EXPECT_NE(why.find("the central directory gives"), std::string::npos) << why;
+    }
+    // The method (offset 8) and the CRC (offset 14) of the first local header.
+    EXPECT_NE(altered(8, compressed ? '\0' : '\x08').find("compression method"), std::string::npos);
+    EXPECT_NE(altered(14, static_cast<char>(good[14] ^ 1)).find("CRC-32"), std::string::npos);
+  }
 }
