@@ -636,6 +636,15 @@ TEST(GpuRandom, ChoiceWithAndWithoutReplacementAndWeights) {
   EXPECT_EQ(std::set<std::int64_t>(wnh.begin(), wnh.end()), (std::set<std::int64_t>{1, 3, 4}));
   EXPECT_THROW((void)g.choice(5, {4}, false, nd::asarray(w0, {5}, s), s), nd::error);
   EXPECT_THROW((void)g.choice(5, {6}, false, std::nullopt, s), nd::error);
+  // NumPy's p checks, with and without replacement: negative or NaN entries, and a sum that is not 1.
+  for (const bool replace : {true, false}) {
+    const std::vector<double> negative{1.5, -0.5, 0.0, 0.0, 0.0};  // sums to 1
+    const std::vector<double> nan{std::nan(""), 0.5, 0.5, 0.0, 0.0};
+    const std::vector<double> short_sum{0.2, 0.2, 0.2, 0.2, 0.1};
+    EXPECT_THROW((void)g.choice(5, {2}, replace, nd::asarray(negative, {5}, s), s), nd::error) << replace;
+    EXPECT_THROW((void)g.choice(5, {2}, replace, nd::asarray(nan, {5}, s), s), nd::error) << replace;
+    EXPECT_THROW((void)g.choice(5, {2}, replace, nd::asarray(short_sum, {5}, s), s), nd::error) << replace;
+  }
   // Rows of a 2-d array.
   std::vector<float> xs(6 * 3);
   std::iota(xs.begin(), xs.end(), 0.0f);
