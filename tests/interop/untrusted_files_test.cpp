@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <ndcuda/interop/npy.hpp>
 #include <ndcuda/interop/npz.hpp>
@@ -107,6 +108,13 @@ TEST_F(UntrustedFiles, AFailedWriteLeavesTheOldFileAndNoTemporary) {
   }
   ASSERT_EQ(::chmod(dir_.c_str(), 0700), 0);
   EXPECT_EQ(entries_in(dir_), 1U);
+
+  // A savetxt that fails partway (NaN has no %d, as in NumPy) leaves the old text file.
+  write_file(dir_ / "old.txt", "old text\n");
+  const float with_nan[3] = {1.0F, 2.0F, std::nanf("")};
+  EXPECT_THROW(nd::savetxt_bytes(dir_ / "old.txt", nd::dtype::float32, {3}, with_nan, {.fmt = "%d"}), nd::io_error);
+  EXPECT_EQ(file_text(dir_ / "old.txt"), "old text\n");
+  fs::remove(dir_ / "old.txt");
 
   // A text write through a planted link replaces the link.
   write_file(dir_ / "victim.txt", "keep me");
