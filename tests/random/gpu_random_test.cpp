@@ -602,6 +602,19 @@ TEST(GpuRandom, ShufflingMethodsKeepTheirElements) {
   EXPECT_EQ(ah, xs);
 }
 
+// NumPy's integers(0, 256, dtype=uint8): the exclusive high one past the dtype's range is accepted
+// and every value in [0, 255] appears (also int8's [-128, 128)).
+TEST(GpuRandom, IntegersTakeTheExclusiveHighOnePastTheDtype) {
+  NDCUDA_REQUIRE_GPU();
+  auto g = nd::random::default_rng(fresh_seed());
+  const std::vector<std::uint8_t> u = nd::ndarray<std::uint8_t>(g.integers<std::uint8_t>(0, 256, {1 << 16})).to_host();
+  const std::set<std::uint8_t> seen_u(u.begin(), u.end());
+  EXPECT_EQ(seen_u.size(), 256U);
+  const std::vector<std::int8_t> i = nd::ndarray<std::int8_t>(g.integers<std::int8_t>(-128, 128, {1 << 16})).to_host();
+  const std::set<std::int8_t> seen_i(i.begin(), i.end());
+  EXPECT_EQ(seen_i.size(), 256U);
+}
+
 TEST(GpuRandom, ChoiceWithAndWithoutReplacementAndWeights) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s;
