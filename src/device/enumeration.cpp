@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/untrusted_files.hpp"
 #include "device/driver_api.hpp"
 #include "device/nvml.hpp"
 
@@ -53,7 +54,7 @@ std::string plural_gpus(std::size_t n) {
 }
 
 std::string quoted_env(const char* env) {
-  return "CUDA_VISIBLE_DEVICES=\"" + std::string(env) + "\"";
+  return "CUDA_VISIBLE_DEVICES=\"" + detail::quote_input(env) + "\"";
 }
 
 enumeration from_nvml(const nvml_listing& l) {

@@ -2,7 +2,6 @@
 #include "device/nvml.hpp"
 
 #include <dlfcn.h>
-#include <sys/stat.h>
 
 #include <cstdlib>
 #include <ndcuda/core/error.hpp>
@@ -11,6 +10,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "core/untrusted_files.hpp"
 
 namespace ndcuda::detail::nvml {
 namespace {
@@ -56,9 +57,9 @@ std::unique_ptr<library> library::load(const std::string& name) {
   // dlopen reads what it is given: a FIFO or a device named by NDCUDA_NVML_LIBRARY would hang it.
   // A path is handed to the loader only when it is a regular file (or a link to one); a missing one
   // gets the loader's own message, and bare names go through the loader's search.
-  if (struct ::stat info{};
-      name.find('/') != std::string::npos && ::stat(name.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
-    lib->reason_ = "NVML (" + name + ") not found (not a regular file)";
+  if (ndcuda::detail::file_problem problem;
+      name.find('/') != std::string::npos && !ndcuda::detail::is_regular_file(name, problem) && problem.error == 0) {
+    lib->reason_ = "NVML (" + name + ") not found (" + problem.why + ")";
     return lib;
   }
   (void)dlerror();

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/untrusted_files.hpp"
 #include "device/driver_api.hpp"
 #include "dist/nccl_check.hpp"
 
@@ -237,8 +238,8 @@ std::optional<int> env_int(std::initializer_list<const char*> names) {
       try {
         return std::stoi(*v);
       } catch (const std::exception&) {
-        throw communication_error(std::string("communicator::from_environment: ") + name + "=" + *v +
-                                  " is not an integer");
+        throw communication_error(std::string("communicator::from_environment: ") + name + "=" +
+                                  ndcuda::detail::quote_input(*v) + " is not an integer");
       }
     }
   }

@@ -7,15 +7,17 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <ndcuda/interop/npy.hpp>
 #include <new>
 #include <system_error>
 
+#include "core/untrusted_files.hpp"
 #include "interop/npy_detail.hpp"
 
 namespace ndcuda {
+using detail::file_problem;
+using detail::replacing_writer;
 namespace {
 
 std::string quoted(const std::filesystem::path& path) {
@@ -115,17 +117,12 @@ void write_npy_bytes(const std::filesystem::path& path, const npy_header& header
                    format_shape(header.shape) + " " + std::string(name(header.type)) + " needs " +
                    std::to_string(expected));
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw io_error("cannot open " + quoted(path) + " for writing: " + system_message());
-  }
-  out.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
-  if (size != 0) {
-    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-  }
-  out.flush();
-  if (!out) {
-    throw io_error("writing " + quoted(path) + " failed: " + system_message());
+  // Through a temporary renamed into place: a failed write leaves the old file as it was.
+  file_problem problem;
+  std::optional<replacing_writer> out = replacing_writer::create(path, 0666, problem);
+  if (!out || !out->write(preamble.data(), preamble.size(), problem) || !out->write(data, size, problem) ||
+      !out->commit(problem)) {
+    throw io_error("cannot write " + quoted(path) + ": " + problem.why + " (the file, if it existed, is unchanged)");
   }
 }
 

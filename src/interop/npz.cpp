@@ -8,13 +8,14 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <ndcuda/interop/npz.hpp>
 #include <new>
+#include <optional>
 #include <set>
 #include <system_error>
 
+#include "core/untrusted_files.hpp"
 #include "interop/crc32.hpp"
 #include "interop/npy_detail.hpp"
 
@@ -75,41 +76,42 @@ std::uint64_t get(const unsigned char* p, std::size_t n) noexcept {
 }
 
 // Output that knows its position and can patch bytes already written (Python's zipfile seeks back
-// the same way to fill in a member's CRC and compressed size).
+// the same way to fill in a member's CRC and compressed size). Written to a temporary renamed over
+// the archive by finish(): a failed write leaves the old archive as it was.
 class zip_writer {
  public:
-  explicit zip_writer(const std::filesystem::path& path) : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
+  explicit zip_writer(const std::filesystem::path& path)
+      : path_(path), out_(detail::replacing_writer::create(path, 0666, problem_)) {
     if (!out_) {
-      throw io_error("cannot open " + quoted(path) + " for writing: " + system_message());
+      fail();
     }
   }
   void write(const void* data, std::size_t size) {
-    out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-    pos_ += size;
-    check();
+    if (!out_->write(data, size, problem_)) {
+      fail();
+    }
   }
   void write(const std::string& s) { write(s.data(), s.size()); }
   void patch(std::uint64_t at, const std::string& bytes) {
-    out_.seekp(static_cast<std::streamoff>(at));
-    out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out_.seekp(static_cast<std::streamoff>(pos_));
-    check();
-  }
-  void finish() {
-    out_.flush();
-    check();
-  }
-  [[nodiscard]] std::uint64_t pos() const noexcept { return pos_; }
-
- private:
-  void check() {
-    if (!out_) {
-      throw io_error("writing " + quoted(path_) + " failed: " + system_message());
+    if (!out_->write_at(at, bytes.data(), bytes.size(), problem_)) {
+      fail();
     }
   }
+  void finish() {
+    if (!out_->commit(problem_)) {
+      fail();
+    }
+  }
+  [[nodiscard]] std::uint64_t pos() const noexcept { return out_->position(); }
+
+ private:
+  [[noreturn]] void fail() const {
+    throw io_error("cannot write " + quoted(path_) + ": " + problem_.why +
+                   " (the archive, if it existed, is unchanged)");
+  }
   std::filesystem::path path_;
-  std::ofstream out_;
-  std::uint64_t pos_ = 0;
+  detail::file_problem problem_;
+  std::optional<detail::replacing_writer> out_;
 };
 
 struct written_member {

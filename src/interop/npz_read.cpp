@@ -289,6 +289,59 @@ std::vector<std::byte> inflate_member(const archive_file& file, const directory_
 #endif
 }
 
+// The local header must tell the member's story as its central directory entry does: the same
+// name, flags, method, and (unless sizes come after the data: flag bit 3) CRC and sizes. Zip
+// readers that trust one record and not the other read different archives from the same bytes.
+void check_local_header(const archive_file& file, const directory_entry& e, const unsigned char* local,
+                        const std::string& member) {
+  const auto disagree = [&](const std::string& what, const std::string& local_value, const std::string& central_value) {
+    file.fail(member + "'s local header gives " + what + " " + local_value + " where the central directory gives " +
+              central_value + ": the archive is corrupt or was altered");
+  };
+  const std::size_t name_len = get(local + 26, 2);
+  std::string name(name_len, '\0');
+  file.read(e.offset + local_size, name.data(), name.size(), member + "'s local header");
+  if (name != e.name) {
+    disagree("the name", "'" + detail::quote_npy_text(name) + "'", "'" + detail::quote_npy_text(e.name) + "'");
+  }
+  const auto flags = static_cast<std::uint16_t>(get(local + 6, 2));
+  if ((flags & 1) != (e.flags & 1)) {
+    disagree("encryption flag", std::to_string(flags & 1), std::to_string(e.flags & 1));
+  }
+  if (const std::uint64_t method = get(local + 8, 2); method != e.method) {
+    disagree("compression method", std::to_string(method), std::to_string(e.method));
+  }
+  if ((flags & 8) != 0) {
+    return;  // CRC and sizes are in a data descriptor after the data; the central values rule
+  }
+  if (const std::uint64_t crc = get(local + 14, 4); crc != e.crc) {
+    disagree("CRC-32", std::to_string(crc), std::to_string(e.crc));
+  }
+  std::uint64_t compressed = get(local + 18, 4);
+  std::uint64_t size = get(local + 22, 4);
+  if (compressed == 0xffffffff || size == 0xffffffff) {
+    // zip64: the local extra field (id 1) holds both sizes, uncompressed first.
+    const std::size_t extra_len = get(local + 28, 2);
+    std::vector<unsigned char> extra(extra_len);
+    file.read(e.offset + local_size + name_len, extra.data(), extra.size(), member + "'s local header");
+    for (std::size_t k = 0; k + 4 <= extra_len;) {
+      const std::size_t len = get(&extra[k + 2], 2);
+      if (get(&extra[k], 2) == 1 && len >= 16 && k + 4 + len <= extra_len) {
+        size = get(&extra[k + 4], 8);
+        compressed = get(&extra[k + 12], 8);
+        break;
+      }
+      k += 4 + len;
+    }
+  }
+  if (compressed != e.compressed) {
+    disagree("compressed size", std::to_string(compressed), std::to_string(e.compressed));
+  }
+  if (size != e.size) {
+    disagree("size", std::to_string(size), std::to_string(e.size));
+  }
+}
+
 }  // namespace
 
 std::vector<npz_member> read_npz(const std::filesystem::path& path) {
@@ -314,11 +367,16 @@ std::vector<npz_member> read_npz(const std::filesystem::path& path) {
       file.fail(member + " uses zip compression method " + std::to_string(e.method) +
                 "; ndcuda reads stored (0) and deflated (8) members, as np.savez and np.savez_compressed write");
     }
+    if (e.method == 8 && e.size / deflate_max_ratio > e.compressed + 1) {
+      file.fail(member + " claims to inflate " + std::to_string(e.compressed) + " bytes to " + std::to_string(e.size) +
+                ", more than deflate can: the archive is corrupt or hostile");
+    }
     unsigned char local[local_size];
     file.read(e.offset, local, sizeof local, member + "'s local header");
     if (get(local, 4) != local_signature) {
       file.fail(member + "'s local header at offset " + std::to_string(e.offset) + " has a bad signature");
     }
+    check_local_header(file, e, local, member);
     const std::uint64_t data_at = e.offset + local_size + get(local + 26, 2) + get(local + 28, 2);
     if (data_at > dir.offset || e.compressed > dir.offset - data_at) {
       file.fail(member + "'s data (" + std::to_string(e.compressed) + " bytes at offset " + std::to_string(data_at) +
@@ -333,10 +391,6 @@ std::vector<npz_member> read_npz(const std::filesystem::path& path) {
       bytes = allocate(e.size, member);
       file.read(data_at, bytes.data(), bytes.size(), member);
     } else {
-      if (e.size / deflate_max_ratio > e.compressed + 1) {
-        file.fail(member + " claims to inflate " + std::to_string(e.compressed) + " bytes to " +
-                  std::to_string(e.size) + ", more than deflate can: the archive is corrupt or hostile");
-      }
       bytes = inflate_member(file, e, data_at, member);
     }
     if (detail::crc32_update(0, bytes.data(), bytes.size()) != e.crc) {

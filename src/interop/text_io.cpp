@@ -17,7 +17,11 @@
 #include <string_view>
 #include <system_error>
 
+#include "core/untrusted_files.hpp"
+
 namespace ndcuda {
+using detail::file_problem;
+using detail::replacing_writer;
 namespace {
 
 std::string quoted(const std::filesystem::path& path) {
@@ -191,18 +195,18 @@ void format_value(std::string& out, const fmt_piece& piece, element e) {
   }
 }
 
-void write_commented(std::ofstream& out, const std::string& text, const savetxt_options& o) {
+void append_commented(std::string& out, const std::string& text, const savetxt_options& o) {
   if (text.empty()) {
     return;
   }
-  std::string body = o.comments;
+  out += o.comments;
   for (const char c : text) {
-    body += c;
+    out += c;
     if (c == '\n') {
-      body += o.comments;
+      out += o.comments;
     }
   }
-  out << body << o.newline;
+  out += o.newline;
 }
 
 // ---- loadtxt ---------------------------------------------------------------------------------------
@@ -358,35 +362,49 @@ void savetxt_bytes(const std::filesystem::path& path, dtype type, const shape_t&
                  std::count_if(pieces.begin(), pieces.end(), [](const fmt_piece& p) { return p.conv != 0; })) == cols) {
     row_format = pieces;
   } else {
-    throw io_error("savetxt(" + quoted(path) + "): fmt has wrong number of % formats:  " + options.fmt +
-                   " (the array has " + std::to_string(cols) + " columns: give one conversion, or one per column)");
+    throw io_error("savetxt(" + quoted(path) +
+                   "): fmt has wrong number of % formats:  " + detail::quote_input(options.fmt) + " (the array has " +
+                   std::to_string(cols) + " columns: give one conversion, or one per column)");
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  // Through a temporary renamed into place: a failed write leaves the old file as it was. Lines
+  // are gathered into blocks of about a MiB between writes.
+  file_problem problem;
+  std::optional<replacing_writer> out = replacing_writer::create(path, 0666, problem);
+  const auto failed = [&] {
+    return io_error("cannot write " + quoted(path) + ": " + problem.why + " (the file, if it existed, is unchanged)");
+  };
   if (!out) {
-    throw io_error("cannot open " + quoted(path) +
-                   " for writing: " + std::error_code(errno, std::generic_category()).message());
+    throw failed();
   }
-  write_commented(out, options.header, options);
+  constexpr std::size_t block_bytes = std::size_t{1} << 20;
+  std::string block;
+  const auto flush = [&] {
+    if (!out->write(block.data(), block.size(), problem)) {
+      throw failed();
+    }
+    block.clear();
+  };
+  append_commented(block, options.header, options);
   const std::size_t item = itemsize(type);
   const auto* bytes = static_cast<const unsigned char*>(data);
-  std::string line;
   for (std::size_t r = 0; r < rows; ++r) {
-    line.clear();
+    if (block.size() >= block_bytes) {
+      flush();
+    }
     std::size_t c = 0;
     for (const fmt_piece& piece : row_format) {
       if (piece.conv == 0) {
-        line += piece.text;
+        block += piece.text;
       } else {
-        format_value(line, piece, element_at(type, bytes + (r * cols + c++) * item));
+        format_value(block, piece, element_at(type, bytes + (r * cols + c++) * item));
       }
     }
-    line += options.newline;
-    out.write(line.data(), static_cast<std::streamsize>(line.size()));
+    block += options.newline;
   }
-  write_commented(out, options.footer, options);
-  out.flush();
-  if (!out) {
-    throw io_error("writing " + quoted(path) + " failed: " + std::error_code(errno, std::generic_category()).message());
+  append_commented(block, options.footer, options);
+  flush();
+  if (!out->commit(problem)) {
+    throw failed();
   }
 }
 
@@ -456,8 +474,8 @@ std::vector<std::byte> loadtxt_bytes(const std::filesystem::path& path, dtype ty
     }
     for (const std::size_t c : picked) {
       if (!append_value(out, type, tokens[c])) {
-        throw io_error("loadtxt(" + quoted(path) + "): could not convert string '" + std::string(tokens[c]) + "' to " +
-                       std::string(name(type)) + " at row " + std::to_string(rows) + ", column " +
+        throw io_error("loadtxt(" + quoted(path) + "): could not convert string '" + detail::quote_input(tokens[c]) +
+                       "' to " + std::string(name(type)) + " at row " + std::to_string(rows) + ", column " +
                        std::to_string(c + 1) + ".");
       }
     }

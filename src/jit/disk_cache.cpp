@@ -18,6 +18,7 @@
 #include <ctime>
 #include <vector>
 
+#include "core/untrusted_files.hpp"
 #include "jit/cache_entry.hpp"
 #include "jit/disk_cache_files.hpp"
 #include "jit/warnings.hpp"
@@ -106,7 +107,7 @@ disk_cache_config disk_cache_config_from_environment() {
     if (auto bytes = parse_size(size)) {
       config.max_bytes = *bytes;
     } else {
-      warn_once("cache-max-size", "NDCUDA_CACHE_MAX_SIZE='" + size +
+      warn_once("cache-max-size", "NDCUDA_CACHE_MAX_SIZE='" + ndcuda::detail::quote_input(size) +
                                       "' is not a size (use e.g. 512M, 2G, or a byte count; 0 for no bound); "
                                       "keeping the default of 1G");
     }
@@ -153,7 +154,7 @@ bool disk_cache::folder_trusted() {
     refused_reason_ = problem;
     trust_.store(trust_refused);
   }
-  const std::string dir = config_.directory.string();
+  const std::string dir = ndcuda::detail::quote_input(config_.directory.string());
   warn("not using the JIT cache folder " + dir + ": " + problem +
        ", so another user could plant a compiled kernel in it that this process would run. Compiled kernels are "
        "kept in memory only for the rest of this process. Make the folder yours and private (chown $(id -u) '" +
@@ -194,8 +195,8 @@ void disk_cache::report_unwritable(const std::string& what, int error_number) {
   if (write_failed_.exchange(true)) {
     return;
   }
-  warn("cannot write the JIT cache folder " + config_.directory.string() + " (" + what + ": " +
-       std::strerror(error_number) +
+  warn("cannot write the JIT cache folder " + ndcuda::detail::quote_input(config_.directory.string()) + " (" + what +
+       ": " + std::strerror(error_number) +
        "); compiled kernels are kept in memory only for the rest of this process. Set NDCUDA_CACHE_DIR to a "
        "writable folder with free space, or NDCUDA_CACHE=0 to turn the disk cache off");
 }

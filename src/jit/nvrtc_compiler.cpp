@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
 #include <set>
 
+#include "core/untrusted_files.hpp"
 #include "jit/embedded_headers.hpp"
 #include "jit/toolkit_headers.hpp"
 #include "jit/warnings.hpp"
@@ -91,8 +91,8 @@ void dump_headers(const std::filesystem::path& dir) {
     const auto path = dir / std::string(header.name);
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
-    std::ofstream(path, std::ios::binary)
-        .write(header.content.data(), static_cast<std::streamsize>(header.content.size()));
+    ndcuda::detail::file_problem problem;
+    (void)ndcuda::detail::replace_file(path, header.content, 0666, problem);  // a bug-report aid: best effort
   }
 }
 
@@ -106,16 +106,17 @@ void dump(const kernel_key& key, std::string_view log, bool failed) {
   std::filesystem::create_directories(dir, ec);
   std::string stem = std::filesystem::path(key.program_name).stem().string();
   stem += "-" + key.target.name() + "-" + to_hex(digest(key)).substr(0, 12);
-  std::ofstream source(dir / (stem + ".cu"), std::ios::binary);
-  source << key.source;
-  std::ofstream info(dir / (stem + ".log"), std::ios::binary);
-  info << "kernel: " << key.program_name << "\nstatus: " << (failed ? "failed" : "compiled")
-       << "\nnvrtc: " << key.nvrtc_major << "." << key.nvrtc_minor << "\nndcuda: " << key.ndcuda_version
-       << "\noptions: " << joined_options(key.options) << "\nlog:\n"
-       << log << "\n";
-  if (!source || !info) {
-    warn_once("jit-dump", "NDCUDA_JIT_DUMP: could not write kernel sources to " + dir.string() +
-                              "; check that the folder exists and is writable");
+  // Each file through a temporary renamed into place: a link or FIFO someone planted at a dump
+  // name is replaced, never followed or opened (docs/security.md).
+  const std::string info = "kernel: " + key.program_name + "\nstatus: " + (failed ? "failed" : "compiled") +
+                           "\nnvrtc: " + std::to_string(key.nvrtc_major) + "." + std::to_string(key.nvrtc_minor) +
+                           "\nndcuda: " + key.ndcuda_version + "\noptions: " + joined_options(key.options) +
+                           "\nlog:\n" + std::string(log) + "\n";
+  ndcuda::detail::file_problem problem;
+  if (!ndcuda::detail::replace_file(dir / (stem + ".cu"), key.source, 0666, problem) ||
+      !ndcuda::detail::replace_file(dir / (stem + ".log"), info, 0666, problem)) {
+    warn_once("jit-dump", "NDCUDA_JIT_DUMP: could not write kernel sources to " + dir.string() + " (" + problem.why +
+                              "); check that the folder exists and is writable");
     return;
   }
   dump_headers(dir);

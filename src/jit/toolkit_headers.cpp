@@ -7,9 +7,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <ndcuda/core/error.hpp>
+#include <set>
+#include <string>
 #include <system_error>
 
+#include "core/untrusted_files.hpp"
 #include "jit/embedded_headers.hpp"
 
 namespace ndcuda::jit::detail {
@@ -145,6 +149,36 @@ std::string nvrtc_library_path() {
   return ec ? std::string(info.dli_fname) : resolved.string();
 }
 
+namespace {
+
+// NVRTC opens whatever an #include finds, so a FIFO, socket or device named like a header in a
+// folder the environment names would block the compile forever: such a folder is refused. Each
+// folder is scanned once per process (the toolkit's own folders, found next to NVRTC, are not).
+void refuse_special_files(const std::string& folder, std::string_view kernel_name, std::string_view source) {
+  if (folder.empty()) {
+    return;
+  }
+  static std::mutex mutex;
+  static std::set<std::string> clean;
+  {
+    const std::lock_guard lock(mutex);
+    if (clean.contains(folder)) {
+      return;
+    }
+  }
+  if (const auto special = ndcuda::detail::first_special_file(folder)) {
+    throw compile_error("cannot compile kernel '" + std::string(kernel_name) + "': the folder " + folder +
+                            " that NDCUDA_CUDA_INCLUDE names holds " + ndcuda::detail::quote_input(special->string()) +
+                            ", which is not a regular file (a FIFO, socket or device) and would block the compiler "
+                            "reading it; point NDCUDA_CUDA_INCLUDE at the toolkit's include folder",
+                        std::string(source), "");
+  }
+  const std::lock_guard lock(mutex);
+  clean.insert(folder);
+}
+
+}  // namespace
+
 toolkit_headers find_toolkit_headers() {
   toolkit_headers found;
   if (const char* overridden = std::getenv("NDCUDA_CUDA_INCLUDE"); overridden != nullptr && *overridden != '\0') {
@@ -183,6 +217,10 @@ std::vector<std::string> include_options(const header_needs& needs, std::string_
                             "). Set NDCUDA_CUDA_INCLUDE to the toolkit's include folder (the one holding "
                             "cuda_fp16.h and cccl/ or cuda/std/), e.g. NDCUDA_CUDA_INCLUDE=/usr/local/cuda/include",
                         std::string(source), "");
+  }
+  if (found.origin == "NDCUDA_CUDA_INCLUDE") {
+    refuse_special_files(found.cccl_include, kernel_name, source);
+    refuse_special_files(found.cuda_include, kernel_name, source);
   }
   // CCCL first, so its headers win over any older copies left in the toolkit folder.
   if (!found.cccl_include.empty()) {

@@ -1,7 +1,10 @@
 // The host planning of joining, splitting and the view functions (flip, rot90, moveaxis, diagonal,
 // atleast_*); see ops/detail/arrange_plan.hpp. Error texts are NumPy 2's.
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/arrange_plan.hpp>
@@ -81,10 +84,21 @@ std::vector<std::pair<index_t, index_t>> split_sections(index_t n, index_t secti
   if (equal && n % sections != 0) {
     throw shape_error("array split does not result in an equal division");
   }
+  // Each piece becomes an array handle on the host (~200 bytes with its bounds): a count whose
+  // handles cannot fit in this machine's memory is refused before any is made (2**40 sections
+  // filled memory until allocation failed).
+  constexpr std::uint64_t bytes_per_piece = 256;
+  const std::uint64_t host_bytes =
+      static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
+  if (static_cast<std::uint64_t>(sections) > host_bytes / bytes_per_piece) {
+    throw out_of_memory("split into " + std::to_string(sections) + " sections: their array handles (~" +
+                        std::to_string(bytes_per_piece) + " bytes each) need more host memory than this machine has (" +
+                        std::to_string(host_bytes >> 20) + " MiB); ask for fewer sections");
+  }
   const index_t each = n / sections;
   const index_t extras = n % sections;
   std::vector<std::pair<index_t, index_t>> pieces;
-  pieces.reserve(static_cast<std::size_t>(std::min<index_t>(sections, 1 << 20)));
+  pieces.reserve(static_cast<std::size_t>(sections));
   index_t start = 0;
   for (index_t i = 0; i < sections; ++i) {
     const index_t len = each + (i < extras ? 1 : 0);

@@ -203,7 +203,8 @@ TEST_F(FileIo, HostileArchivesGiveClearErrors) {
     const std::string path = in_memory_file(good.substr(0, n));
     EXPECT_NE(message_of<nd::error>([&] { (void)nd::read_npz(path); }), nd::testing::no_expected_exception) << n;
   }
-  // Every single-byte change is read exactly or refused (the CRC-32 catches changed data).
+  // Every single-byte change is read exactly or refused (the CRC-32 catches changed data; a name
+  // changed in the central directory or in a local header no longer matches the other).
   const std::string small = file_text(data_dir / "zip64_records.npz");
   const auto expected = nd::read_npz(data_dir / "zip64_records.npz");
   for (std::size_t i = 0; i < small.size(); ++i) {
@@ -213,6 +214,7 @@ TEST_F(FileIo, HostileArchivesGiveClearErrors) {
       const auto got = nd::read_npz(in_memory_file(bad));
       ASSERT_EQ(got.size(), expected.size()) << i;
       for (std::size_t k = 0; k < got.size(); ++k) {
+        EXPECT_EQ(got[k].name, expected[k].name) << "byte " << i;
         EXPECT_TRUE(same(got[k].array, expected[k].array)) << "byte " << i;
       }
     } catch (const nd::error&) {
@@ -340,6 +342,14 @@ TEST_F(FileIo, LoadtxtErrorsUseNumPysWords) {
             std::string::npos);
   EXPECT_NE(e("1\n", nd::dtype::float64, {.ndmin = 3}).find("Illegal value of ndmin keyword: 3"), std::string::npos);
   EXPECT_NE(e("1\n", nd::dtype::complex64).find("complex"), std::string::npos);
+  // A hostile token is quoted with a bound (an 8 MiB token gave an 8 MB message) and a NUL in it
+  // does not cut the message before its row and column.
+  const std::string huge = e("1 " + std::string(std::size_t{8} << 20, 'z') + "\n", nd::dtype::float64);
+  EXPECT_LT(huge.size(), 1000U);
+  EXPECT_NE(huge.find("(8388608 characters)' to float64 at row 0, column 2."), std::string::npos)
+      << huge.substr(0, 400);
+  const std::string nul = e(std::string("1 a\0b 3\n", 8), nd::dtype::float64);
+  EXPECT_NE(nul.find("'a\\x00b' to float64 at row 0, column 2."), std::string::npos) << nul;
   nd::shape_t shape;
   EXPECT_NE(message_of<nd::error>([&] {
               (void)nd::loadtxt_bytes(dir_ / "none.txt", nd::dtype::float64, {}, shape);

@@ -356,6 +356,20 @@ TEST(ArrangePlan, GatherKernelsCompileWithNvrtc) {
   nd::detail::compile_arrange_kernels(nd::compute_capability{9, 0});
 }
 
+// A section count whose pieces cannot fit in host memory is refused before any is made (issue 37:
+// 2**40 sections filled memory until allocation failed). NumPy's own errors come first.
+TEST(ArrangePlan, HugeSectionCountsAreRefusedBeforeAllocating) {
+  const auto a = nd::testing::fake<float>({8, 6});
+  for (const nd::index_t sections : {nd::index_t{1} << 40, nd::index_t{1} << 62}) {
+    EXPECT_THROW((void)nd::array_split(a, sections), nd::out_of_memory) << sections;
+    EXPECT_THROW((void)nd::array_split(nd::testing::fake<float>({0}), sections), nd::out_of_memory) << sections;
+  }
+  EXPECT_THROW((void)nd::split(a, nd::index_t{1} << 40), nd::shape_error);  // 8 rows: not an equal division
+  EXPECT_THROW((void)nd::array_split(a, -1), nd::shape_error);
+  EXPECT_EQ(nd::array_split(a, 20).size(), 20U);  // more sections than rows: empty pieces, as NumPy
+  EXPECT_EQ(nd::array_split(a, 20)[19].shape(), (shape_t{0, 6}));
+}
+
 TEST(ArrangePlan, ABracedListIsAlwaysIndices) {
   const auto a = nd::testing::fake<float>({8, 6});
   EXPECT_EQ(nd::split(a, {2}).size(), 2u);  // np.split(a, [2]): a[:2], a[2:]

@@ -186,6 +186,7 @@ TEST(RandomApi, ParameterErrorsAreNumPysBeforeAnyDeviceWork) {
   EXPECT_THROW((void)g.integers<int>(5, 5, nd::shape_t{4}), nd::error);
   EXPECT_THROW((void)g.integers<int>(6, 5, nd::shape_t{4}, true), nd::error);
   EXPECT_THROW((void)g.integers<std::uint8_t>(0, 300, nd::shape_t{4}), nd::error);  // out of bounds for uint8
+  EXPECT_THROW((void)g.integers<std::uint8_t>(0, 257, nd::shape_t{4}), nd::error);  // 256 is the exclusive limit
   EXPECT_THROW((void)g.standard_gamma<double>(-1.0, nd::shape_t{4}), nd::error);
   EXPECT_THROW((void)g.beta<double>(0.0, 1.0, nd::shape_t{4}), nd::error);
   EXPECT_THROW((void)g.poisson(-1.0, nd::shape_t{4}), nd::error);

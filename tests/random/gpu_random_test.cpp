@@ -602,6 +602,19 @@ TEST(GpuRandom, ShufflingMethodsKeepTheirElements) {
   EXPECT_EQ(ah, xs);
 }
 
+// NumPy's integers(0, 256, dtype=uint8): the exclusive high one past the dtype's range is accepted
+// and every value in [0, 255] appears (also int8's [-128, 128)).
+TEST(GpuRandom, IntegersTakeTheExclusiveHighOnePastTheDtype) {
+  NDCUDA_REQUIRE_GPU();
+  auto g = nd::random::default_rng(fresh_seed());
+  const std::vector<std::uint8_t> u = nd::ndarray<std::uint8_t>(g.integers<std::uint8_t>(0, 256, {1 << 16})).to_host();
+  const std::set<std::uint8_t> seen_u(u.begin(), u.end());
+  EXPECT_EQ(seen_u.size(), 256U);
+  const std::vector<std::int8_t> i = nd::ndarray<std::int8_t>(g.integers<std::int8_t>(-128, 128, {1 << 16})).to_host();
+  const std::set<std::int8_t> seen_i(i.begin(), i.end());
+  EXPECT_EQ(seen_i.size(), 256U);
+}
+
 TEST(GpuRandom, ChoiceWithAndWithoutReplacementAndWeights) {
   NDCUDA_REQUIRE_GPU();
   nd::stream s;
@@ -636,6 +649,15 @@ TEST(GpuRandom, ChoiceWithAndWithoutReplacementAndWeights) {
   EXPECT_EQ(std::set<std::int64_t>(wnh.begin(), wnh.end()), (std::set<std::int64_t>{1, 3, 4}));
   EXPECT_THROW((void)g.choice(5, {4}, false, nd::asarray(w0, {5}, s), s), nd::error);
   EXPECT_THROW((void)g.choice(5, {6}, false, std::nullopt, s), nd::error);
+  // NumPy's p checks, with and without replacement: negative or NaN entries, and a sum that is not 1.
+  for (const bool replace : {true, false}) {
+    const std::vector<double> negative{1.5, -0.5, 0.0, 0.0, 0.0};  // sums to 1
+    const std::vector<double> nan{std::nan(""), 0.5, 0.5, 0.0, 0.0};
+    const std::vector<double> short_sum{0.2, 0.2, 0.2, 0.2, 0.1};
+    EXPECT_THROW((void)g.choice(5, {2}, replace, nd::asarray(negative, {5}, s), s), nd::error) << replace;
+    EXPECT_THROW((void)g.choice(5, {2}, replace, nd::asarray(nan, {5}, s), s), nd::error) << replace;
+    EXPECT_THROW((void)g.choice(5, {2}, replace, nd::asarray(short_sum, {5}, s), s), nd::error) << replace;
+  }
   // Rows of a 2-d array.
   std::vector<float> xs(6 * 3);
   std::iota(xs.begin(), xs.end(), 0.0f);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/core/detail/scalar.hpp>
@@ -234,16 +235,32 @@ class generator {
   [[nodiscard]] auto integers(const L& low, const H& high, const size_arg& size = {}, bool endpoint = false,
                               stream_arg s = {}) const {
     static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "integers draws an integer dtype");
+    // NumPy accepts the exclusive high 2^bits (integers<uint8_t>(0, 256)), one past T's range: the
+    // same draw as [low, max] with endpoint.
+    bool one_past = false;
+    if constexpr (std::is_integral_v<H> && !std::is_same_v<H, bool>) {
+      one_past =
+          !endpoint && high > H(0) &&
+          static_cast<unsigned long long>(high) - 1 == static_cast<unsigned long long>(std::numeric_limits<T>::max());
+    }
+    const bool inclusive = endpoint || one_past;
     if constexpr (!array_operand<L> && !array_operand<H>) {
       const auto lo = ndcuda::detail::scalar_as<T>(low);
-      const auto hi = ndcuda::detail::scalar_as<T>(high);
-      detail::check_scalar(endpoint ? lo > hi : lo >= hi, "integers", endpoint ? "low > high" : "low >= high");
+      const auto hi = one_past ? std::numeric_limits<T>::max() : ndcuda::detail::scalar_as<T>(high);
+      detail::check_scalar(inclusive ? lo > hi : lo >= hi, "integers", endpoint ? "low > high" : "low >= high");
     }
     const shape_t shape = detail::draw_shape("integers", size, low, high);
     constexpr int words = sizeof(T) == 8 ? 2 : 1;
+    const auto high_param = [&] {
+      if constexpr (array_operand<H>) {
+        return param<T>(high);
+      } else {
+        return one_past ? param<T>(std::numeric_limits<T>::max()) : param<T>(high);
+      }
+    }();
     return detail::node<detail::integers_spec<dtype_of<T>>>(
-        leaf<1, words, T>(shape, s, true), param<T>(low), param<T>(high),
-        ndcuda::detail::scalar_leaf<dtype::int32>{endpoint ? 1 : 0});
+        leaf<1, words, T>(shape, s, true), param<T>(low), high_param,
+        ndcuda::detail::scalar_leaf<dtype::int32>{inclusive ? 1 : 0});
   }
   /// integers(0, high, size).
   template <class T = std::int64_t, class H>

@@ -118,11 +118,24 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
     return permutation(n, s)(slice(0, k)).copy();
   }
   const ndarray<double> weights = p->on_stream(s);
+  // NumPy's checks, for both methods: every weight finite and non-negative, and the sum 1 within
+  // sqrt(eps). ({1.5, -0.5, 0, 0, 0} sums to 1 and was accepted.)
+  if (n > 0) {
+    const double smallest = min(weights).item();
+    if (!(smallest >= 0.0) || !std::isfinite(max(weights).item())) {
+      throw error("choice: probabilities are not non-negative (p holds " + std::to_string(smallest) +
+                  "; every entry must be finite and >= 0; NumPy's ValueError)");
+    }
+  }
   if (!replace) {
     // Efraimidis-Spirakis: the k smallest E_i / p_i (E_i exponential) are a weighted sample
     // without replacement, drawn as NumPy's sequential method draws it.
     if (nd_count(weights) < k) {
       throw error("choice: fewer non-zero entries in p than size (NumPy's ValueError)");
+    }
+    if (const double total = sum(weights).item(); !(std::abs(total - 1.0) <= std::sqrt(2.220446049250313e-16))) {
+      throw error("choice: probabilities do not sum to 1 (they sum to " + std::to_string(total) +
+                  "; NumPy's ValueError)");
     }
     const ndarray<double> keys = standard_exponential<double>({n}, s) / weights;
     return argsort(keys, 0, s)(slice(0, k)).copy();
