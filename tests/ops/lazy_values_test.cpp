@@ -160,6 +160,67 @@ TEST(LazyValues, ReductionsWrittenIntoAnArrayAllocateNothingOnTheGpu) {
   }
 }
 
+TEST(LazyValues, ScansWrittenIntoAnArraySaveTheirResultBufferOnTheGpu) {
+  NDCUDA_REQUIRE_GPU();
+  constexpr std::size_t rows = 513;
+  constexpr std::size_t cols = 77;
+  const std::vector<float> host = nd::testing::uniform_values<float>(rows * cols, -1.0, 1.0);
+  const nd::ndarray<float> a = nd::asarray(host, {rows, cols});
+  std::vector<double> along_rows(rows * cols);
+  std::vector<double> flat(rows * cols);
+  double total = 0.0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    double run = 0.0;
+    for (std::size_t j = 0; j < cols; ++j) {
+      run += host[i * cols + j];
+      total += host[i * cols + j];
+      along_rows[i * cols + j] = run;
+      flat[i * cols + j] = total;
+    }
+  }
+  nd::ndarray<float> c = nd::empty<float>({rows, cols}, a.stream());
+  nd::ndarray<float> f = nd::empty<float>({rows * cols}, a.stream());
+  a.stream().synchronize();
+  std::uint64_t as_new_array = 0;
+  std::uint64_t into_target = 0;
+  {
+    const nd::testing::counted_pool counted;
+    const nd::memory_stats before = counted.pool->stats();
+    const nd::ndarray<float> fresh = nd::cumsum(a, 1);
+    fresh.stream().synchronize();
+    const nd::memory_stats middle = counted.pool->stats();
+    c(nd::ellipsis) = nd::cumsum(a, 1);  // the scan writes into c
+    f.assign(nd::cumsum(a));
+    c.stream().synchronize();
+    as_new_array = middle.allocation_count - before.allocation_count;
+    into_target = (counted.pool->stats().allocation_count - middle.allocation_count) / 2;
+  }
+  EXPECT_EQ(into_target + 1, as_new_array) << "a scan into an array must not allocate its result";
+  const std::vector<float> got = c.to_host();
+  const std::vector<float> got_flat = f.to_host();
+  for (std::size_t k = 0; k < rows * cols; ++k) {
+    EXPECT_NEAR(got[k], along_rows[k], 1e-4 * (1.0 + std::abs(along_rows[k]))) << k;
+    EXPECT_NEAR(got_flat[k], flat[k], 2e-3 * (1.0 + std::abs(flat[k]))) << k;
+  }
+  // A target that is the operand (in place) or strided still gets NumPy's values, via a temporary.
+  nd::ndarray<float> b = a.copy();
+  b(nd::ellipsis) = nd::cumsum(b, 1);
+  nd::ndarray<float> wide = nd::zeros<float>({rows, 2 * cols}, a.stream());
+  wide(nd::all, nd::slice(0, nd::none, 2)) = nd::cumsum(a, 1);
+  const std::vector<float> in_place = b.to_host();
+  const std::vector<float> strided = wide.to_host();
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      EXPECT_NEAR(in_place[i * cols + j], along_rows[i * cols + j], 1e-4 * (1.0 + std::abs(along_rows[i * cols + j])));
+      EXPECT_NEAR(strided[i * 2 * cols + 2 * j], along_rows[i * cols + j], 1e-4 * (1.0 + std::abs(along_rows[i * cols + j])));
+      EXPECT_EQ(strided[i * 2 * cols + 2 * j + 1], 0.0F);
+    }
+  }
+  // A scan is an operand like any lazy value, and reports its shape without running.
+  EXPECT_EQ(nd::cumsum(a).shape(), (nd::shape_t{rows * cols}));
+  EXPECT_NEAR((nd::cumsum(a, 1) * 2.0F)(rows - 1, cols - 1).item(), 2.0 * along_rows.back(), 1e-3);
+}
+
 TEST(LazyValues, ShapesPrintAsNumpyWithoutComputing) {
   const auto a = fake<float>({3, 1, 5});
   std::ostringstream os;

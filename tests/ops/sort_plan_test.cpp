@@ -211,10 +211,10 @@ TEST(ScanPlan, ResultTypesFollowNumPy) {
   EXPECT_EQ(scan_result_type(dtype::bfloat16), dtype::bfloat16);
   EXPECT_EQ(scan_result_type(dtype::float32), dtype::float32);
   EXPECT_EQ(scan_result_type(dtype::complex64), dtype::complex64);
-  static_assert(std::is_same_v<decltype(nd::cumsum(fake<std::int8_t>({2}))), nd::ndarray<std::int64_t>>);
-  static_assert(std::is_same_v<decltype(nd::cumprod(fake<std::uint16_t>({2}))), nd::ndarray<std::uint64_t>>);
-  static_assert(std::is_same_v<decltype(nd::cumsum<double>(fake<int>({2}), 0)), nd::ndarray<double>>);
-  static_assert(std::is_same_v<decltype(nd::cumsum(fake<__half>({2}))), nd::ndarray<__half>>);
+  static_assert(std::is_same_v<decltype(nd::cumsum(fake<std::int8_t>({2})))::value_type, std::int64_t>);
+  static_assert(std::is_same_v<decltype(nd::cumprod(fake<std::uint16_t>({2})))::value_type, std::uint64_t>);
+  static_assert(std::is_same_v<decltype(nd::cumsum<double>(fake<int>({2}), 0))::value_type, double>);
+  static_assert(std::is_same_v<decltype(nd::cumsum(fake<__half>({2})))::value_type, __half>);
 }
 
 TEST(ScanPlan, AccumulatorsAreFewAndWideEnough) {

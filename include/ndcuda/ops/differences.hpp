@@ -49,7 +49,7 @@ auto cumulative_of(const X& x, std::optional<index_t> axis, bool initial, const 
     axis = 0;
   }
   const int ax = normalize_axis(*axis, a.ndim());
-  auto c = cumulative<R, Op>(a, ax, a.stream());
+  auto c = cumulative<R, Op>(a, ax, a.stream()).eval();
   if (!initial) {
     return c;
   }
