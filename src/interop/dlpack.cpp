@@ -7,7 +7,10 @@
 #include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/interop/dlpack.hpp>
 #include <ndcuda/interop/dlpack_array.hpp>
+#include "device/driver_api.hpp"
+#include <mutex>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 namespace ndcuda {
@@ -167,6 +170,18 @@ dlpack_import check_tensor(const DLTensor& t, dtype expected) {
 // Owns the tensor from its construction on: made before anything else, so that nothing that can
 // fail comes between taking the tensor and handing it to a shared_ptr (whose constructor would run
 // the deleter on failure, consuming a tensor the caller still owns).
+// The managed tensors adopted and not yet deleted: a DLPack tensor is consumed once, and a second
+// import of the same one would run its deleter twice (a double free in the producer).
+struct adopted_tensors {
+  std::mutex mutex;
+  std::unordered_set<const void*> live;
+};
+
+adopted_tensors& adopted() {
+  static adopted_tensors* registry = new adopted_tensors;  // never destroyed: owners may outlive statics
+  return *registry;
+}
+
 template <class Managed>
 struct tensor_owner {
   Managed* tensor = nullptr;
@@ -174,7 +189,15 @@ struct tensor_owner {
   tensor_owner(const tensor_owner&) = delete;
   tensor_owner& operator=(const tensor_owner&) = delete;
   ~tensor_owner() {
-    if (tensor != nullptr && tensor->deleter != nullptr) {
+    if (tensor == nullptr) {
+      return;
+    }
+    {
+      adopted_tensors& registry = adopted();
+      const std::lock_guard lock(registry.mutex);
+      registry.live.erase(tensor);
+    }
+    if (tensor->deleter != nullptr) {
       tensor->deleter(tensor);
     }
   }
@@ -185,6 +208,14 @@ std::shared_ptr<const void> adopt(Managed* t) {
   // The deleter runs once, when the last ndarray sharing the memory goes. make_shared allocates
   // before the tensor is taken: if it throws, the tensor is still the caller's.
   auto owner = std::make_shared<tensor_owner<Managed>>();
+  {
+    adopted_tensors& registry = adopted();
+    const std::lock_guard lock(registry.mutex);
+    if (!registry.live.insert(t).second) {
+      refuse("this managed tensor was already imported and is still owned by the arrays made from it; a DLPack "
+             "tensor is consumed by one import: share the first ndarray, or export the tensor again");
+    }
+  }
   owner->tensor = t;
   return std::shared_ptr<const void>(owner, t);
 }
@@ -294,6 +325,69 @@ dlpack_import import_dl_managed_tensor(DLManagedTensorVersioned* t, dtype expect
 #endif
 
 namespace detail {
+namespace {
+
+// What the driver says of the byte at `address`, against what the tensor claims; "" when they agree.
+std::string memory_mismatch(const driver_api& drv, const dlpack_import& in, std::uintptr_t address) {
+  const auto at = static_cast<CUdeviceptr>(address);
+  unsigned int type = 0;
+  if (drv.pointer_get_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, at) != CUDA_SUCCESS) {
+    return "the driver does not know its memory at " + detail_format_address(address) +
+           ": it is pageable host memory, freed, or not memory at all";
+  }
+  unsigned int managed = 0;
+  if (drv.pointer_get_attribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, at) != CUDA_SUCCESS) {
+    managed = 0;
+  }
+  switch (in.device_type) {
+    case kDLCUDAManaged:
+      return managed != 0 ? "" : "its memory at " + detail_format_address(address) + " is not managed memory";
+    case kDLCUDAHost:
+      return type == CU_MEMORYTYPE_HOST && managed == 0
+                 ? ""
+                 : "its memory at " + detail_format_address(address) + " is not pinned host memory";
+    default:
+      break;
+  }
+  if (managed != 0) {
+    return "";  // managed memory is reachable from every device
+  }
+  if (type != CU_MEMORYTYPE_DEVICE) {
+    return "its memory at " + detail_format_address(address) + " is pinned host memory, not device memory";
+  }
+  int ordinal = -1;
+  if (drv.pointer_get_attribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, at) == CUDA_SUCCESS &&
+      ordinal != in.device) {
+    return "its memory at " + detail_format_address(address) + " is on CUDA device " + std::to_string(ordinal);
+  }
+  return "";
+}
+
+// A tensor's claimed device type and ordinal checked against the driver's view of its first and
+// last bytes: a kDLCUDA tensor over pageable host memory would be an illegal address at the first
+// read, which loses the context.
+void check_claimed_memory(const dlpack_import& in) {
+  if (in.data == nullptr || shape_size(in.shape) == 0) {
+    return;
+  }
+  const element_reach reach = checked_reach(in.shape, in.strides);
+  const std::size_t item = itemsize(in.type);
+  const auto first = reinterpret_cast<std::uintptr_t>(in.data);
+  const std::uintptr_t lowest = first - static_cast<std::uintptr_t>(-reach.low) * item;
+  const std::uintptr_t highest = first + (static_cast<std::uintptr_t>(reach.high) + 1) * item - 1;
+  const driver_api& drv = driver();
+  for (const std::uintptr_t address : {lowest, highest}) {
+    if (std::string why = memory_mismatch(drv, in, address); !why.empty()) {
+      refuse("it claims " + std::string(in.device_type == kDLCUDAManaged ? "managed memory (kDLCUDAManaged)"
+                                        : in.device_type == kDLCUDAHost  ? "pinned host memory (kDLCUDAHost)"
+                                                                         : "device memory (kDLCUDA)") +
+             " of CUDA device " + std::to_string(in.device) + " but " + why +
+             "; export it from the framework that owns the memory, with its true device");
+    }
+  }
+}
+
+}  // namespace
 
 stream dlpack_import_stream(const dlpack_import& in, const std::optional<stream>& s) {
   const int count = device_count();
@@ -309,6 +403,7 @@ stream dlpack_import_stream(const dlpack_import& in, const std::optional<stream>
            std::to_string(s->device()) + "; pass a stream of device " + std::to_string(in.device) +
            " (or none, for that device's default stream)");
   }
+  check_claimed_memory(in);
   return s ? *s : default_stream(in.device);
 }
 

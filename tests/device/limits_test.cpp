@@ -2,6 +2,9 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/limits.hpp>
@@ -50,6 +53,36 @@ TEST(Limits, HeapFixedByALoadedKernelIsAClearErrorBeforeCudaIsAsked) {
   }
   // Other limits stay settable.
   EXPECT_NO_THROW(nd::set_limit(0, nd::limit::stack_size, 4096));
+}
+
+TEST(Limits, ValuesPastTheDeviceAreRefusedNamingTheMaximum) {
+  NDCUDA_REQUIRE_GPU();
+  const std::size_t fifo_before = nd::get_limit(0, nd::limit::printf_fifo_size);
+  const std::size_t stack_before = nd::get_limit(0, nd::limit::stack_size);
+  const std::size_t memory = nd::device(0).total_memory();
+  EXPECT_EQ(nd::max_limit(0, nd::limit::printf_fifo_size), memory);
+  EXPECT_EQ(nd::max_limit(0, nd::limit::malloc_heap_size), memory);
+  const std::size_t most_stack = nd::max_limit(0, nd::limit::stack_size);
+  EXPECT_LE(most_stack, std::size_t{512} << 10);
+  EXPECT_GE(most_stack, std::size_t{64} << 10);
+  for (const auto& [which, bytes] : {std::pair{nd::limit::printf_fifo_size, std::size_t{1} << 50},
+                                     std::pair{nd::limit::stack_size, std::size_t{1} << 40},
+                                     std::pair{nd::limit::stack_size, most_stack + 1},
+                                     std::pair{nd::limit::malloc_heap_size, memory + 1}}) {
+    try {
+      nd::set_limit(0, which, bytes);
+      ADD_FAILURE() << "set_limit(" << nd::to_string(which) << ", " << bytes << ") was accepted";
+    } catch (const nd::device_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::to_string(bytes)), std::string::npos) << what;
+      EXPECT_NE(what.find("maximum on this device is " + std::to_string(nd::max_limit(0, which))), std::string::npos)
+          << what;
+    }
+  }
+  // Nothing changed, and the device still works.
+  EXPECT_EQ(nd::get_limit(0, nd::limit::printf_fifo_size), fifo_before);
+  EXPECT_EQ(nd::get_limit(0, nd::limit::stack_size), stack_before);
+  EXPECT_NO_THROW(nd::set_limit(0, nd::limit::stack_size, stack_before));
 }
 
 TEST(Limits, AreSetPerDeviceMultiGpu) {

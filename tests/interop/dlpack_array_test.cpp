@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <ndcuda/array/creation.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/interop/dlpack_array.hpp>
 #include <optional>
 #include <string>
 #include <support/gpu.hpp>
+#include <support/random_inputs.hpp>
 #include <vector>
 
 namespace nd = ndcuda;
@@ -181,6 +183,11 @@ TEST(DlpackArray, AStreamOfAnotherDeviceIsRefused) {
   const std::string e = from_dlpack_error(&t.managed, nd::stream::wrap(cudaStreamPerThread, 1));
   EXPECT_NE(e.find("the stream given is on device 1"), std::string::npos) << e;
   EXPECT_EQ(fake_cuda_tensor::deletes, 0);
+  // With real memory behind it, the same tensor and a stream of its device are taken.
+  nd::device_guard guard{0};
+  void* memory = nullptr;
+  NDCUDA_CUDA_CHECK(cudaMalloc(&memory, 4 * 8 * sizeof(float)));
+  t.managed.dl_tensor.data = memory;
   {
     auto a = nd::from_dlpack<float>(&t.managed, nd::stream::wrap(cudaStreamPerThread, 0));
     EXPECT_EQ(a.shape(), (nd::shape_t{4, 8}));
@@ -188,4 +195,77 @@ TEST(DlpackArray, AStreamOfAnotherDeviceIsRefused) {
     EXPECT_EQ(fake_cuda_tensor::deletes, 0);
   }
   EXPECT_EQ(fake_cuda_tensor::deletes, 1);
+  NDCUDA_CUDA_CHECK(cudaFree(memory));
+}
+
+// The driver's view of the memory is checked against the tensor's claim before anything reads it:
+// a kDLCUDA tensor over pageable host memory would otherwise be an illegal address at the first
+// read, and the context would be lost.
+TEST(DlpackArray, MemoryThatIsNotWhatTheTensorClaimsIsRefused) {
+  NDCUDA_REQUIRE_GPU();
+  nd::device_guard guard{0};
+  fake_cuda_tensor::deletes = 0;
+  const auto expect_refused = [](fake_cuda_tensor& t, const std::string& reason) {
+    const std::string e = from_dlpack_error(&t.managed, std::nullopt);
+    EXPECT_NE(e.find(reason), std::string::npos) << e;
+    EXPECT_EQ(fake_cuda_tensor::deletes, 0) << "a refused tensor stays the caller's";
+  };
+  std::vector<float> pageable(4 * 8, 1.5F);
+  fake_cuda_tensor on_host(0);
+  on_host.managed.dl_tensor.data = pageable.data();
+  expect_refused(on_host, "the driver does not know its memory");
+
+  void* pinned = nullptr;
+  NDCUDA_CUDA_CHECK(cudaMallocHost(&pinned, 4 * 8 * sizeof(float)));
+  const std::vector<float> values = nd::testing::uniform_values<float>(4 * 8, -3.0, 3.0);
+  std::memcpy(pinned, values.data(), values.size() * sizeof(float));
+  fake_cuda_tensor pinned_as_device(0);
+  pinned_as_device.managed.dl_tensor.data = pinned;
+  expect_refused(pinned_as_device, "is pinned host memory, not device memory");
+  pinned_as_device.managed.dl_tensor.device.device_type = kDLCUDAHost;  // its true kind: taken, readable
+  {
+    const auto a = nd::from_dlpack<float>(&pinned_as_device.managed);
+    EXPECT_EQ(a.to_host(), values);
+  }
+  EXPECT_EQ(fake_cuda_tensor::deletes, 1);
+  fake_cuda_tensor::deletes = 0;
+
+  void* device_memory = nullptr;
+  NDCUDA_CUDA_CHECK(cudaMalloc(&device_memory, 4 * 8 * sizeof(float)));
+  fake_cuda_tensor not_managed(0);
+  not_managed.managed.dl_tensor.data = device_memory;
+  not_managed.managed.dl_tensor.device.device_type = kDLCUDAManaged;
+  expect_refused(not_managed, "is not managed memory");
+  fake_cuda_tensor host_claim(0);
+  host_claim.managed.dl_tensor.data = device_memory;
+  host_claim.managed.dl_tensor.device.device_type = kDLCUDAHost;
+  expect_refused(host_claim, "is not pinned host memory");
+  // A shape that reaches a terabyte past the allocation: its last byte is not memory.
+  fake_cuda_tensor too_long(0);
+  too_long.managed.dl_tensor.data = device_memory;
+  too_long.shape[1] = std::int64_t{1} << 38;
+  expect_refused(too_long, "the driver does not know its memory");
+  NDCUDA_CUDA_CHECK(cudaFree(device_memory));
+  NDCUDA_CUDA_CHECK(cudaFreeHost(pinned));
+  // The device is still usable.
+  EXPECT_EQ(nd::asarray(values, {4, 8}).to_host(), values);
+}
+
+TEST(DlpackArray, ASecondImportOfTheSameTensorIsRefused) {
+  NDCUDA_REQUIRE_GPU();
+  nd::device_guard guard{0};
+  raw_cuda_tensor::deletes = 0;
+  raw_cuda_tensor raw;
+  {
+    const auto a = nd::from_dlpack<float>(&raw.managed);
+    try {
+      (void)nd::from_dlpack<float>(&raw.managed);
+      ADD_FAILURE() << "a second import of one tensor was taken";
+    } catch (const nd::dlpack_error& e) {
+      EXPECT_NE(std::string(e.what()).find("already imported"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(raw_cuda_tensor::deletes, 0);
+    EXPECT_EQ(a.shape(), (nd::shape_t{64, 33}));
+  }
+  EXPECT_EQ(raw_cuda_tensor::deletes, 1);  // once, by the first import's last array
 }

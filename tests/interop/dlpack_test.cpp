@@ -158,6 +158,21 @@ TEST(DlpackImport, NullStridesAreCOrderAndDeleterRunsOnceAfterLastOwner) {
   EXPECT_EQ(foreign_tensor::deletes, 1);
 }
 
+TEST(DlpackImport, ATensorIsAdoptedOnceUntilItsDeleterRan) {
+  foreign_tensor f;
+  foreign_tensor::deletes = 0;
+  nd::dlpack_import first = nd::import_dl_managed_tensor(&f.managed, nd::dtype::float32);
+  const std::string e = import_error(&f.managed, nd::dtype::float32);
+  EXPECT_NE(e.find("already imported"), std::string::npos) << e;
+  EXPECT_EQ(foreign_tensor::deletes, 0);  // the refusal ran no deleter
+  first.owner.reset();
+  EXPECT_EQ(foreign_tensor::deletes, 1);
+  // Deleted, the address may be a new tensor (a producer reusing its struct): taken again.
+  nd::dlpack_import again = nd::import_dl_managed_tensor(&f.managed, nd::dtype::float32);
+  again.owner.reset();
+  EXPECT_EQ(foreign_tensor::deletes, 2);
+}
+
 TEST(DlpackImport, ExplicitStridesManagedAndPinnedMemory) {
   foreign_tensor f(DLDataType{kDLInt, 64, 1}, DLDevice{kDLCUDAManaged, 0});
   foreign_tensor::deletes = 0;

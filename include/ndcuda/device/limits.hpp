@@ -14,12 +14,18 @@ enum class limit {
   printf_fifo_size,  ///< bytes of the buffer device printf writes into
 };
 
-/// Sets a limit on `device`. The malloc heap must be sized before any kernel that calls device
+/// Sets a limit on `device`. A value above max_limit throws device_error naming the value and the
+/// maximum, before CUDA is asked. The malloc heap must be sized before any kernel that calls device
 /// malloc/free is loaded or launched on that device; after that CUDA fixes it and this throws
 /// device_error saying so.
 void set_limit(int device, limit which, std::size_t bytes);
 /// Sets a limit on the current device.
 void set_limit(limit which, std::size_t bytes);
+
+/// The largest value set_limit accepts for `which` on `device`: the device's total memory for the
+/// heap and the printf buffer; for the stack, 512 KiB per thread (the hardware's local memory) or
+/// less where the stacks of all the threads the device holds at once would not fit in its memory.
+[[nodiscard]] std::size_t max_limit(int device, limit which);
 
 /// The limit in force on `device` (CUDA may round a set value up).
 [[nodiscard]] std::size_t get_limit(int device, limit which);

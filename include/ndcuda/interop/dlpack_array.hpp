@@ -36,7 +36,10 @@ namespace detail {
 
 /// The stream an imported tensor's array orders its work on: `s`, or the default stream of the
 /// tensor's device. Throws dlpack_error when the device is not one this process sees (device 99,
-/// or any device where none is visible) or `s` belongs to another device.
+/// or any device where none is visible), when `s` belongs to another device, or when the driver
+/// says the tensor's first or last byte is not the memory it claims (kDLCUDA over pageable host
+/// memory or another device's memory, kDLCUDAManaged over unmanaged memory, kDLCUDAHost over
+/// unpinned memory).
 [[nodiscard]] stream dlpack_import_stream(const dlpack_import& in, const std::optional<stream>& s);
 
 // Everything is checked, and the stream found, before the tensor is taken: a refused tensor (and
