@@ -4,6 +4,8 @@
 #include <ndcuda/core/error.hpp>
 #include <string>
 
+#include <unistd.h>
+
 namespace ndcuda {
 namespace {
 
@@ -111,6 +113,25 @@ void throw_host_out_of_memory(std::size_t bytes, const char* what) {
       bytes == static_cast<std::size_t>(-1) ? std::string("more than 2^64-1 bytes") : std::to_string(bytes) + " bytes";
   throw out_of_memory(std::string(what) + ": out of host memory allocating " + size +
                       " for the host copy; read a smaller slice of the array, or free host memory");
+}
+
+std::uint64_t host_memory_bytes() noexcept {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) {
+    return std::numeric_limits<std::uint64_t>::max();  // unknown: the allocation itself decides
+  }
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+void check_host_fits(index_t count, std::uint64_t bytes_each, const std::string& what) {
+  const std::uint64_t host = host_memory_bytes();
+  if (count >= 0 && (bytes_each == 0 || static_cast<std::uint64_t>(count) <= host / bytes_each)) {
+    return;
+  }
+  throw out_of_memory(what + ": " + std::to_string(count) + " items of " + std::to_string(bytes_each) +
+                      " bytes need more host memory than this machine has (" + std::to_string(host >> 20) +
+                      " MiB); ask for fewer");
 }
 
 }  // namespace ndcuda

@@ -1,6 +1,7 @@
 // NumPy's rules for n / s / axes / norm in numpy.fft, with its messages. No device code.
 #include <algorithm>
 #include <cmath>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/fft/detail/fft_plan.hpp>
 #include <string>
@@ -79,7 +80,7 @@ axes_plan plan_axes(std::span<const index_t> shape, const std::optional<shape_t>
     } else {
       n = shape[static_cast<std::size_t>(p.axes[i])];
       if (half_last && i + 1 == p.axes.size()) {
-        n = 2 * (n - 1);
+        n = checked_mul(2, n - 1, what);
       }
     }
     check_length(n, what);
@@ -93,6 +94,10 @@ axes_plan plan_axis(std::span<const index_t> shape, std::optional<index_t> n, in
   if (shape.empty()) {
     throw shape_error(std::string(what) + ": axis " + std::to_string(axis) +
                       " is out of bounds for array of dimension 0");
+  }
+  // NumPy's n has no "-1 means the input's length" (only fftn's s has): n = -1 is refused.
+  if (n) {
+    check_length(*n, what);
   }
   const std::optional<shape_t> s = n ? std::optional<shape_t>(shape_t{*n}) : std::nullopt;
   return plan_axes(shape, s, std::vector<index_t>{axis}, half_last, what);

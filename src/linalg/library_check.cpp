@@ -100,6 +100,9 @@ void throw_library_error(const char* library, int code, const char* name, const 
                         ": the library could not allocate its own memory; free arrays or call "
                         "free_all_blocks() on the device's pool, then retry");
   }
+  if (n == "CUFFT_INVALID_SIZE") {
+    throw shape_error(message + ": cuFFT does not support a transform of this size; ask for fewer points (n or s)");
+  }
   if (n.find("NOT_INITIALIZED") != std::string::npos) {
     message += ": the library could not start on this device (is the driver loaded and the device usable?)";
   }

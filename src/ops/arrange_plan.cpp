@@ -1,6 +1,5 @@
 // The host planning of joining, splitting and the view functions (flip, rot90, moveaxis, diagonal,
 // atleast_*); see ops/detail/arrange_plan.hpp. Error texts are NumPy 2's.
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -87,14 +86,7 @@ std::vector<std::pair<index_t, index_t>> split_sections(index_t n, index_t secti
   // Each piece becomes an array handle on the host (~200 bytes with its bounds): a count whose
   // handles cannot fit in this machine's memory is refused before any is made (2**40 sections
   // filled memory until allocation failed).
-  constexpr std::uint64_t bytes_per_piece = 256;
-  const std::uint64_t host_bytes =
-      static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
-  if (static_cast<std::uint64_t>(sections) > host_bytes / bytes_per_piece) {
-    throw out_of_memory("split into " + std::to_string(sections) + " sections: their array handles (~" +
-                        std::to_string(bytes_per_piece) + " bytes each) need more host memory than this machine has (" +
-                        std::to_string(host_bytes >> 20) + " MiB); ask for fewer sections");
-  }
+  check_host_fits(sections, 256, "split into " + std::to_string(sections) + " sections (their array handles)");
   const index_t each = n / sections;
   const index_t extras = n % sections;
   std::vector<std::pair<index_t, index_t>> pieces;

@@ -267,19 +267,26 @@ void check_repeat_counts(index_t extent, std::span<const index_t> counts) {
   }
 }
 
-std::vector<std::int64_t> repeat_table(std::span<const index_t> counts) {
+std::vector<std::int64_t> repeat_ends(std::span<const index_t> counts) {
+  std::vector<std::int64_t> ends;
+  ends.reserve(counts.size());
   index_t total = 0;
   for (index_t c : counts) {
     if (!try_add(total, c, total)) {
-      throw shape_error("repeat: the total count overflows int64");
+      throw shape_error("repeat: the counts sum past int64 (" + std::to_string(counts.size()) +
+                        " counts); array is too big");
     }
+    ends.push_back(total);
   }
-  std::vector<std::int64_t> table;
-  table.reserve(static_cast<std::size_t>(total));
-  for (std::size_t j = 0; j < counts.size(); ++j) {
-    table.insert(table.end(), static_cast<std::size_t>(counts[j]), static_cast<std::int64_t>(j));
+  return ends;
+}
+
+void check_repeat_total(double approximate_total) {
+  // 2**62 elements is already past every device; below it double's rounding cannot hide a wrap.
+  if (!(approximate_total < 0x1p62)) {
+    throw shape_error("repeat: the counts sum to about " + std::to_string(approximate_total) +
+                      " elements along the axis; array is too big");
   }
-  return table;
 }
 
 shape_t remap_shape(std::span<const remap_axis> axes) {

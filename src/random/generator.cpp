@@ -3,7 +3,9 @@
 // that graph replays draw fresh numbers and no two draws share a counter.
 #include <cuda_runtime_api.h>
 
+#include <limits>
 #include <mutex>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/jit/raw_kernel.hpp>
@@ -11,6 +13,7 @@
 #include <ndcuda/random/generator.hpp>
 #include <optional>
 #include <random>
+#include <string>
 
 namespace ndcuda::random::detail {
 
@@ -27,6 +30,10 @@ struct generator_state {
   int device = -1;
   std::optional<stream> cell_stream;  // where the cell was allocated, so where it is released
   std::optional<stream> last;         // the stream of the previous reservation, to order the next after it
+  // The blocks reserved so far, on the host: a reservation that would carry the 64-bit device
+  // offset past 2^64 (and so repeat the first draws) is refused. A captured graph's replays advance
+  // the device offset without the host (docs/random.md says so).
+  std::uint64_t reserved = 0;
 };
 
 namespace {
@@ -128,6 +135,12 @@ std::shared_ptr<generator_state> make_state(std::uint64_t entropy, std::vector<s
 
 reservation reserve(generator_state& g, std::uint64_t blocks, const stream& s) {
   std::lock_guard lock(g.mutex);
+  if (blocks > std::numeric_limits<std::uint64_t>::max() - g.reserved) {
+    throw value_error("random draw of " + std::to_string(blocks) + " Philox blocks: the generator has used " +
+                      std::to_string(g.reserved) +
+                      " of its 2^64 blocks, and its counter would wrap and repeat its first numbers; draw from a "
+                      "new generator (g.spawn(1)[0] or g.jumped())");
+  }
   ensure_cell(g, s);
   if (g.last && !(*g.last == s)) {
     try {
@@ -147,6 +160,7 @@ reservation reserve(generator_state& g, std::uint64_t blocks, const stream& s) {
   reservation r{source_param{{g.key[0], g.key[1]}, static_cast<const std::uint64_t*>(p), 0}, std::move(owner), s,
                 s.device()};
   g.last = s;
+  g.reserved += blocks;
   return r;
 }
 
@@ -155,6 +169,10 @@ std::array<std::uint32_t, 2> key_of(const generator_state& g) {
 }
 
 std::vector<std::shared_ptr<generator_state>> spawn(generator_state& g, std::size_t n) {
+  if (n > static_cast<std::size_t>(std::numeric_limits<index_t>::max())) {
+    throw value_error("spawn(" + std::to_string(n) + "): the count is past int64 (a negative count converted?)");
+  }
+  check_host_fits(static_cast<index_t>(n), sizeof(generator_state) + 64, "spawn(" + std::to_string(n) + ")");
   std::lock_guard lock(g.mutex);
   std::vector<std::shared_ptr<generator_state>> out;
   out.reserve(n);
@@ -202,7 +220,7 @@ void compile_random_kernels(compute_capability cc) {
 
 void check_scalar(bool bad, const char* function, const char* what) {
   if (bad) {
-    throw error(std::string(function) + ": " + what + " (NumPy raises ValueError: " + what +
+    throw value_error(std::string(function) + ": " + what + " (NumPy raises ValueError: " + what +
                 "); pass a valid parameter");
   }
 }

@@ -265,7 +265,12 @@ TEST(ArrangePlan, RollTileRepeatTriangleMapsAsNumPy) {
         return nd::testing::host_gather(shape, nd::detail::repeat_plan(shape, ax, counts[0]));
       }
       nd::detail::check_repeat_counts(shape[static_cast<std::size_t>(ax)], counts);
-      const auto table = nd::detail::repeat_table(counts);
+      const std::vector<std::int64_t> ends = nd::detail::repeat_ends(counts);
+      std::vector<std::int64_t> table;  // the reference table, from the counts themselves
+      for (std::size_t j = 0; j < counts.size(); ++j) {
+        EXPECT_EQ(ends[j], (j == 0 ? 0 : ends[j - 1]) + counts[j]);
+        table.insert(table.end(), static_cast<std::size_t>(counts[j]), static_cast<std::int64_t>(j));
+      }
       auto axes = nd::detail::repeat_plan(shape, ax, 1);
       axes[static_cast<std::size_t>(ax)].out_extent = static_cast<index_t>(table.size());
       axes[static_cast<std::size_t>(ax)].mode = nd::detail::remap_mode::table;

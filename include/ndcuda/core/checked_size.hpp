@@ -11,6 +11,7 @@
 #include <new>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace ndcuda {
@@ -60,6 +61,14 @@ void check_view(std::span<const index_t> shape, std::span<const index_t> strides
 
 /// out_of_memory naming host memory, for a host buffer of `bytes` that could not be allocated.
 [[noreturn]] void throw_host_out_of_memory(std::size_t bytes, const char* what);
+
+/// This machine's physical memory in bytes (sysconf's pages times the page size).
+[[nodiscard]] std::uint64_t host_memory_bytes() noexcept;
+/// Refuses, with out_of_memory naming `what`, `count` host items of `bytes_each` bytes that together
+/// exceed this machine's physical memory (or a negative count). Checked before a host table sized
+/// by a user's count is built: under overcommit a huge reserve succeeds and the process is killed
+/// later, so catching std::bad_alloc is not enough.
+void check_host_fits(index_t count, std::uint64_t bytes_each, const std::string& what);
 
 namespace detail {
 template <class T>

@@ -187,9 +187,7 @@ template <array_operand X, class... O>
   const auto a = detail::histogram_input(raw);
   detail::histogram_options o;
   (o.take(options), ...);
-  if (bins < 1) {
-    throw value_error("`bins` must be positive, when an integer");
-  }
+  detail::check_bin_count(bins, "histogram's bins + 1 edges");
   const bin_range r = detail::outer_edges(a, o.range);
   // NumPy's linspace computes in the dtype of its end points: a.min()/a.max() keep a's float type,
   // a given range (Python floats) and integer data give float64.
@@ -247,6 +245,11 @@ template <array_operand X, array_operand Y, class... O>
     throw value_error("histogram2d: `bins` must be positive, got (" + std::to_string(bins[0]) + ", " +
                       std::to_string(bins[1]) + ")");
   }
+  // The counts' (nx * ny) and the edges' sizes, checked before anything is made.
+  const index_t nbins = checked_mul(bins[0], bins[1], "histogram2d's nx * ny bins");
+  (void)checked_bytes(nbins, sizeof(double));
+  detail::check_bin_count(bins[0], "histogram2d's x edges");
+  detail::check_bin_count(bins[1], "histogram2d's y edges");
   const bin_range rx = detail::outer_edges_dd(a, ranges ? std::optional(ranges->at(0)) : std::nullopt);
   const bin_range ry = detail::outer_edges_dd(b, ranges ? std::optional(ranges->at(1)) : std::nullopt);
   const ndarray<double> ex = detail::equal_edges(rx, bins[0], a.stream());
@@ -256,7 +259,6 @@ template <array_operand X, array_operand Y, class... O>
   detail::order_after(a.stream(), b.stream());
   const ndarray<std::int64_t> iy = detail::bin_indices(b.on_stream(a.stream()), ey);
   const ndarray<std::int64_t> flat = where((ix >= 0) & (iy >= 0), ix * bins[1] + iy, std::int64_t{-1});
-  const index_t nbins = bins[0] * bins[1];
   ndarray<double> h = zeros<double>({nbins}, a.stream());
   ndarray<std::int64_t> counts;
   if (o.weights) {

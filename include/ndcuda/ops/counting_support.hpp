@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
 #include <ndcuda/ops/elementwise.hpp>
@@ -100,7 +101,8 @@ index_t bincount_length(const ndarray<E>& a, index_t minlength) {
     }
   }
   const auto top = max(a).item();
-  if constexpr (sizeof(E) == 8 && !is_signed(dtype_of<E>)) {
+  if constexpr (sizeof(E) == 8) {
+    // top + 1 must fit int64 (INT64_MAX itself would wrap to a length of minlength, silently).
     if (top > static_cast<E>(INT64_MAX - 1)) {
       throw value_error("bincount: the largest value, " + std::to_string(top) + ", is too large for a count array");
     }
@@ -201,6 +203,15 @@ bin_range outer_edges_dd(const ndarray<E>& a, const std::optional<bin_range>& ra
   return {lo, hi};
 }
 
+/// A histogram's integer bin count: NumPy's value_error below 1, then shape_error when its bins + 1
+/// edges (8 bytes each, as its counts) would not fit an array (INT64_MAX + 1 wrapped before).
+inline void check_bin_count(index_t bins, const char* what) {
+  if (bins < 1) {
+    throw value_error("`bins` must be positive, when an integer");
+  }
+  (void)checked_bytes(checked_add(bins, 1, what), sizeof(double));
+}
+
 /// bins + 1 equal-width float64 edges over r, as np.linspace makes them.
 inline ndarray<double> equal_edges(const bin_range& r, index_t bins, const stream& s) {
   ndarray<double> edges = empty<double>({bins + 1}, s);
@@ -218,7 +229,8 @@ ndarray<F> equal_edges_in(const bin_range& r, index_t bins, const stream& s) {
   const double lo = rnd(r.lo);
   const double hi = rnd(r.hi);
   const double step = rnd(rnd(hi - lo) / static_cast<double>(bins));
-  std::vector<F> host(static_cast<std::size_t>(bins) + 1);
+  check_host_fits(bins + 1, sizeof(F), "histogram's bin edges, computed on the host");
+  std::vector<F> host = checked_host_vector<F>(static_cast<std::size_t>(bins) + 1, "histogram's bin edges");
   for (index_t i = 0; i < bins; ++i) {
     host[static_cast<std::size_t>(i)] = static_cast<F>(rnd(rnd(static_cast<double>(i)) * step) + lo);
   }

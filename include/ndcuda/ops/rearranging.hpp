@@ -123,6 +123,27 @@ ndarray<E> repeat(const ndarray<E>& a, index_t count, std::optional<index_t> axi
   const int ax = normalize_axis(axis.value_or(0), in.ndim());
   return detail::remap(in, detail::remap_request{detail::repeat_plan(in.shape(), ax, count)});
 }
+namespace detail {
+/// repeat along `ax` by the running sums `ends` of the counts (on the device, one per element
+/// along the axis) that sum to `total`: the table of source indices is built on the device.
+template <array_element E>
+ndarray<E> repeat_by_ends(const ndarray<E>& in, int ax, const ndarray<std::int64_t>& ends, index_t total) {
+  std::vector<remap_axis> axes = repeat_plan(in.shape(), ax, 1);
+  axes[static_cast<std::size_t>(ax)].out_extent = total;
+  axes[static_cast<std::size_t>(ax)].mode = remap_mode::table;
+  const shape_t out_shape = remap_shape(axes);
+  (void)checked_nbytes(out_shape, sizeof(E));  // NumPy's "array is too big" before the table is made
+  if (total == 0 || in.shape()[static_cast<std::size_t>(ax)] == 0) {
+    return empty<E>(out_shape, in.stream());
+  }
+  const ndarray<std::int64_t> table = empty<std::int64_t>({total}, in.stream());
+  repeat_table_device(ends.data(), ends.size(), table.data(), in.stream());
+  remap_request r{std::move(axes)};
+  r.table = table.data();
+  return remap(in, r);
+}
+}  // namespace detail
+
 /// np.repeat(a, counts, axis) with one count per element along the axis (host counts).
 template <array_element E>
 ndarray<E> repeat(const ndarray<E>& a, const std::vector<index_t>& counts, std::optional<index_t> axis = std::nullopt) {
@@ -134,17 +155,10 @@ ndarray<E> repeat(const ndarray<E>& a, const std::vector<index_t>& counts, std::
   if (counts.size() == 1) {
     return repeat(in, counts[0], ax);
   }
-  const std::vector<std::int64_t> table = detail::repeat_table(counts);
-  std::vector<detail::remap_axis> axes = detail::repeat_plan(in.shape(), ax, 1);
-  axes[static_cast<std::size_t>(ax)].out_extent = static_cast<index_t>(table.size());
-  axes[static_cast<std::size_t>(ax)].mode = detail::remap_mode::table;
-  if (table.empty()) {
-    return empty<E>(detail::remap_shape(axes), in.stream());
-  }
-  const ndarray<std::int64_t> device_table = asarray(table, shape_t{static_cast<index_t>(table.size())}, in.stream());
-  detail::remap_request r{std::move(axes)};
-  r.table = device_table.data();
-  return detail::remap(in, r);
+  // The running sums (checked against int64) go to the device, which builds the table: a host
+  // table of the total would be as long as the result (16 TiB for {2**40, 2**40}).
+  const std::vector<std::int64_t> ends = detail::repeat_ends(counts);
+  return detail::repeat_by_ends(in, ax, asarray(ends, shape_t{extent}, in.stream()), ends.empty() ? 0 : ends.back());
 }
 /// Counts in device memory (any integer dtype, one per element along the axis, or one): their
 /// running sums (cumsum) build the table on the device; the total and the smallest count are read
@@ -166,21 +180,17 @@ requires std::is_integral_v<C> ndarray<E> repeat(const ndarray<E>& a, const ndar
   if (extent == 0) {
     return empty<E>(detail::remap_shape(axes), in.stream());
   }
-  const ndarray<std::int64_t> ends = cumsum<std::int64_t>(flat, std::optional<index_t>(0), in.stream());
   if (static_cast<std::int64_t>(min(flat).item()) < 0) {
     throw shape_error("repeats may not contain negative values.");
   }
-  const std::int64_t total = ends(extent - 1).item();
-  axes[static_cast<std::size_t>(ax)].out_extent = total;
-  axes[static_cast<std::size_t>(ax)].mode = detail::remap_mode::table;
-  if (total == 0) {
-    return empty<E>(detail::remap_shape(axes), in.stream());
+  // The int64 running sums must not wrap (uint64 counts past int64, or a total past it): an
+  // approximate sum in double decides, with room to spare, before the exact sums are made.
+  if constexpr (std::is_unsigned_v<C> && sizeof(C) == 8) {
+    detail::check_repeat_total(static_cast<double>(max(flat).item()));
   }
-  const ndarray<std::int64_t> table = empty<std::int64_t>({total}, in.stream());
-  detail::repeat_table_device(ends.data(), extent, table.data(), in.stream());
-  detail::remap_request r{std::move(axes)};
-  r.table = table.data();
-  return detail::remap(in, r);
+  detail::check_repeat_total(sum(flat.template astype<double>()).item());
+  const ndarray<std::int64_t> ends = cumsum<std::int64_t>(flat, std::optional<index_t>(0), in.stream());
+  return detail::repeat_by_ends(in, ax, ends, ends(extent - 1).item());
 }
 
 /// np.tril / np.triu: the last two axes' lower (j - i <= k) / upper (j - i >= k) triangle kept,

@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <ndcuda/array/creation.hpp>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/size_arg.hpp>
@@ -360,6 +361,9 @@ class generator {
   template <int E, int W, class T>
   [[nodiscard]] ndcuda::detail::random_leaf<E, W, dtype_of<T>> leaf(const shape_t& shape, stream_arg s,
                                                                     bool private_streams = false) const {
+    // The draw's bytes must fit an array (NumPy's "array is too big"), so the block count below
+    // cannot overflow, and a huge lazy draw is refused before it reserves anything.
+    (void)checked_nbytes(shape, sizeof(T));
     const auto n = static_cast<std::uint64_t>(shape_size(shape));
     std::uint64_t blocks = ((n + E - 1) / E * W + 3) / 4;
     if (private_streams) {

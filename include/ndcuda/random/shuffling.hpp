@@ -51,7 +51,7 @@ inline ndarray<std::int64_t> generator::permutation(index_t n, stream_arg sa) co
   const ndcuda::detail::op_range<"generator::permutation"> nvtx;
   const stream s = sa.get();
   if (n < 0) {
-    throw error("permutation: n = " + std::to_string(n) + " is negative; pass a size >= 0");
+    throw value_error("permutation: n = " + std::to_string(n) + " is negative; pass a size >= 0");
   }
   const ndarray<std::uint64_t> keys = random_bits({n}, s);
   return argsort(keys, 0, s);
@@ -62,7 +62,7 @@ ndarray<T> generator::permutation(const ndarray<T>& x, int axis, stream_arg sa) 
   const ndcuda::detail::op_range<"generator::permutation"> nvtx;
   const stream s = sa.get();
   if (x.ndim() == 0) {
-    throw error("permutation: x must be an integer or at least 1-dimensional (NumPy's message)");
+    throw value_error("permutation: x must be an integer or at least 1-dimensional (NumPy's message)");
   }
   const int ax = normalize_axis(axis, x.ndim());
   const ndarray<std::int64_t> idx = permutation(x.shape()[static_cast<std::size_t>(ax)], s);
@@ -101,14 +101,14 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
                                                        const std::optional<ndarray<double>>& p, stream_arg sa) const {
   const stream s = sa.get();
   if (n == 0 && k > 0) {
-    throw error("choice: a cannot be empty unless no samples are taken (NumPy's ValueError)");
+    throw value_error("choice: a cannot be empty unless no samples are taken (NumPy's ValueError)");
   }
   if (p && (p->ndim() != 1 || p->size() != n)) {
     throw shape_error("choice: p must be 1-dimensional and as long as a (" + std::to_string(n) + "), got shape " +
                       format_shape(p->shape()));
   }
   if (!replace && k > n) {
-    throw error("choice: cannot take a larger sample (" + std::to_string(k) + ") than the population (" +
+    throw value_error("choice: cannot take a larger sample (" + std::to_string(k) + ") than the population (" +
                 std::to_string(n) + ") when replace is false (NumPy's ValueError)");
   }
   if (!p) {
@@ -123,7 +123,7 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
   if (n > 0) {
     const double smallest = min(weights).item();
     if (!(smallest >= 0.0) || !std::isfinite(max(weights).item())) {
-      throw error("choice: probabilities are not non-negative (p holds " + std::to_string(smallest) +
+      throw value_error("choice: probabilities are not non-negative (p holds " + std::to_string(smallest) +
                   "; every entry must be finite and >= 0; NumPy's ValueError)");
     }
   }
@@ -131,10 +131,10 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
     // Efraimidis-Spirakis: the k smallest E_i / p_i (E_i exponential) are a weighted sample
     // without replacement, drawn as NumPy's sequential method draws it.
     if (nd_count(weights) < k) {
-      throw error("choice: fewer non-zero entries in p than size (NumPy's ValueError)");
+      throw value_error("choice: fewer non-zero entries in p than size (NumPy's ValueError)");
     }
     if (const double total = sum(weights).item(); !(std::abs(total - 1.0) <= std::sqrt(2.220446049250313e-16))) {
-      throw error("choice: probabilities do not sum to 1 (they sum to " + std::to_string(total) +
+      throw value_error("choice: probabilities do not sum to 1 (they sum to " + std::to_string(total) +
                   "; NumPy's ValueError)");
     }
     const ndarray<double> keys = standard_exponential<double>({n}, s) / weights;
@@ -143,7 +143,7 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
   const ndarray<double> cdf = cumsum(weights, 0, s);
   const double total = cdf(n - 1).item();
   if (!(std::abs(total - 1.0) <= std::sqrt(2.220446049250313e-16))) {
-    throw error("choice: probabilities do not sum to 1 (they sum to " + std::to_string(total) +
+    throw value_error("choice: probabilities do not sum to 1 (they sum to " + std::to_string(total) +
                 "; NumPy's ValueError)");
   }
   const ndarray<double> u = random<double>({k}, s) * total;
@@ -157,7 +157,7 @@ ndarray<T> generator::choice(const ndarray<T>& a, const size_arg& size_given, bo
   const ndcuda::detail::op_range<"generator::choice"> nvtx;
   const stream s = sa.get();
   if (a.ndim() == 0) {
-    throw error("choice: a must be a positive integer or at least 1-dimensional (NumPy's ValueError)");
+    throw value_error("choice: a must be a positive integer or at least 1-dimensional (NumPy's ValueError)");
   }
   const shape_t size = size_given.or_scalar();  // none: one row
   const ndarray<std::int64_t> idx = choice_indices(a.shape()[0], shape_size(size), replace, p.get(), s);
@@ -172,7 +172,7 @@ inline ndarray<std::int64_t> generator::choice(index_t n, const size_arg& size_g
   const ndcuda::detail::op_range<"generator::choice"> nvtx;
   const stream s = sa.get();
   if (n < 0) {
-    throw error("choice: a must be a positive integer, got " + std::to_string(n));
+    throw value_error("choice: a must be a positive integer, got " + std::to_string(n));
   }
   const shape_t size = size_given.or_scalar();  // none: one value, 0-d
   return choice_indices(n, shape_size(size), replace, p.get(), s).reshape(size);

@@ -132,8 +132,12 @@ struct tile_plan_t {
 void check_repeat_counts(index_t extent, std::span<const index_t> counts);
 /// The size half of check_repeat_counts, for counts still in device memory.
 void check_repeat_count_size(index_t extent, index_t count_size);
-/// The table of np.repeat by per-element counts: for each output position, its input index.
-[[nodiscard]] std::vector<std::int64_t> repeat_table(std::span<const index_t> counts);
+/// The running sums of np.repeat's per-element counts (their last is the total): shape_error when
+/// they overflow int64.
+[[nodiscard]] std::vector<std::int64_t> repeat_ends(std::span<const index_t> counts);
+/// shape_error unless the counts' approximate total (a sum in double) is below 2**62, so that their
+/// exact int64 running sums cannot wrap.
+void check_repeat_total(double approximate_total);
 
 /// The output shape of a remap (each axis' out_extent).
 [[nodiscard]] shape_t remap_shape(std::span<const remap_axis> axes);
