@@ -4,9 +4,15 @@
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/detail/wait_bound.hpp>
 #include <ndcuda/device/event.hpp>
+#include <shared_mutex>
 #include <string>
 
 namespace ndcuda::detail {
+
+std::shared_mutex& capture_begin_mutex() noexcept {
+  static std::shared_mutex mutex;
+  return mutex;
+}
 
 void refuse_host_wait(const stream& s, const char* what) {
   if (s.is_capturing()) {

@@ -6,6 +6,7 @@
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/graph.hpp>
+#include <shared_mutex>
 #include <string>
 #include <utility>
 
@@ -82,6 +83,8 @@ capture_scope::capture_scope(const stream& s, capture_mode mode) : stream_(s), m
   if (s.handle() == nullptr || s.handle() == cudaStreamLegacy) {
     throw capture_error("capture on the legacy NULL stream was refused; capture on a stream of your own");
   }
+  // No pool may record an event on s between its "not capturing" check and the record (capture.hpp).
+  const std::unique_lock no_pool_in_between(detail::capture_begin_mutex());
   if (s.is_capturing()) {
     throw capture_error(
         "capture_scope: the stream is already capturing a CUDA graph; captures do not nest on one stream. End the open "

@@ -1,7 +1,10 @@
 // The device pool's supply side: streams and cross-stream adoption, growth from upstream, and
 // the release of whole chunks.
 #include <algorithm>
+#include <mutex>
+#include <shared_mutex>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/memory/memory_resource.hpp>
 
 #include "memory/block_pool.hpp"
@@ -93,6 +96,8 @@ bool block_pool::adopt_from_idle_stream(stream_state& dest, std::size_t n) {
 }
 
 bool block_pool::adopt_by_waiting(stream_state& dest, std::size_t n) {
+  // From each "not capturing" check through its record: no capture may begin in between.
+  const std::shared_lock no_capture_begins(ndcuda::detail::capture_begin_mutex());
   for (const candidate& c : candidates(dest, n)) {
     const stream& producer = c.state->owner;
     if (ordering_->capturing(producer)) {
@@ -181,6 +186,9 @@ std::size_t block_pool::release_free_chunks(std::unique_lock<std::mutex>& lock) 
   // their work is not real yet); then all those blocks are safe for anyone, merge them into one
   // list, and return the chunks that came out whole. Waiting under the lock stops the world, which
   // is what a release is for; GPU work cannot need this lock.
+  // From the "not capturing" checks through the records and waits: no capture may begin in
+  // between, or the event would be recorded into it (issue 37: one capture in 200 was invalidated).
+  const std::shared_lock no_capture_begins(ndcuda::detail::capture_begin_mutex());
   std::vector<stream_state*> settled;
   for (auto& st : states_) {
     if (st->list.blocks != 0 && !ordering_->capturing(st->owner)) {

@@ -1,11 +1,18 @@
 // The CUDA implementations of chunk_upstream (cudaMalloc, cudaHostAlloc) and stream_ordering
 // (recycled events, cudaStreamWaitEvent, cudaStreamQuery).
+//
+// Every call CUDA counts as "potentially unsafe" during a capture (allocating, freeing, querying
+// or waiting for an event or stream) runs in relaxed capture mode: the pool serves every thread,
+// and another thread's global-mode capture must not be invalidated by this thread's allocation or
+// free_all_blocks(). The pool never makes these calls on a stream that is capturing (the checks in
+// block_pool_supply.cpp, made under detail::capture_begin_mutex()), so relaxing is safe.
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <mutex>
 #include <ndcuda/core/error.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/memory/pool_interfaces.hpp>
 #include <ndcuda/memory/stats.hpp>
@@ -44,6 +51,7 @@ class cuda_malloc_upstream final : public chunk_upstream {
 
   void* allocate_chunk(std::size_t bytes, const stream& /*s*/) override {
     device_guard guard(device_);
+    const detail::relaxed_capture_mode relaxed;  // see the file comment
     void* p = nullptr;
     const cudaError_t rc = cudaMalloc(&p, bytes);
     if (rc == cudaErrorMemoryAllocation) {
@@ -58,6 +66,7 @@ class cuda_malloc_upstream final : public chunk_upstream {
     release_tolerating_teardown(
         [&] {
           device_guard guard(device_);
+          const detail::relaxed_capture_mode relaxed;
           return cudaFree(p);
         },
         "cudaFree(chunk)");
@@ -84,6 +93,7 @@ class cuda_host_alloc_upstream final : public chunk_upstream {
   void* allocate_chunk(std::size_t bytes, const stream& s) override {
     // Under the stream's device, so pinning never creates a context on device 0.
     device_guard guard(s.device());
+    const detail::relaxed_capture_mode relaxed;
     void* p = nullptr;
     const cudaError_t rc = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
     if (rc == cudaErrorMemoryAllocation) {
@@ -113,6 +123,7 @@ class cuda_host_alloc_upstream final : public chunk_upstream {
     release_tolerating_teardown(
         [&] {
           device_guard guard(device);
+          const detail::relaxed_capture_mode relaxed;
           return cudaFreeHost(p);
         },
         "cudaFreeHost(chunk)");
@@ -166,6 +177,7 @@ class cuda_event_ordering final : public stream_ordering {
   // The rest is the slow path: each call runs under its device, so no other device is touched.
   bool idle(const stream& s) override {
     device_guard guard(s.device());
+    const detail::relaxed_capture_mode relaxed;
     return s.query();
   }
 
@@ -182,6 +194,7 @@ class cuda_event_ordering final : public stream_ordering {
 
   bool completed(token t) override {
     device_guard guard(as_slot(t)->device);
+    const detail::relaxed_capture_mode relaxed;
     const cudaError_t rc = cudaEventQuery(as_slot(t)->event);
     if (rc == cudaErrorNotReady) {
       (void)cudaGetLastError();
@@ -198,6 +211,7 @@ class cuda_event_ordering final : public stream_ordering {
 
   void synchronize(token t) override {
     device_guard guard(as_slot(t)->device);
+    const detail::relaxed_capture_mode relaxed;
     NDCUDA_CUDA_CHECK(cudaEventSynchronize(as_slot(t)->event));
   }
 

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <shared_mutex>
 #include <ndcuda/device/stream.hpp>
 
 namespace ndcuda::detail {
@@ -12,6 +13,12 @@ namespace ndcuda::detail {
 /// True while at least one nd::capture / capture_scope is open in the process: one relaxed atomic
 /// load, so the hooks below cost nothing when nobody captures.
 [[nodiscard]] bool captures_active() noexcept;
+
+/// Makes "`s` is not capturing, so an event may be recorded on it and waited for" hold when another
+/// thread may begin a capture on `s`: the memory layer holds it shared from that check through the
+/// record and the wait, and capture_scope holds it exclusively while it begins a capture. (A
+/// capture begun with cudaStreamBeginCapture directly, not through ndcuda, is outside it.)
+[[nodiscard]] std::shared_mutex& capture_begin_mutex() noexcept;
 
 /// CUDA's id of the capture sequence `s` takes part in, or 0 when it is not capturing.
 [[nodiscard]] unsigned long long capture_id(const stream& s);
