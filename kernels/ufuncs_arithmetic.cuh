@@ -25,9 +25,19 @@ template <class T>
 __forceinline__ T nd_true_divide(T a, T b) {
   return a / b;
 }
+// Floats flip the sign bit, as NumPy's negative does on the host: PTX's neg.f32/f64 may return a
+// NaN input with either sign, and np.signbit(-nan) is True.
 template <class T>
 __forceinline__ T nd_negative(T a) {
   return T(-a);
+}
+template <>
+__forceinline__ float nd_negative(float a) {
+  return ::copysignf(a, ::signbit(a) ? 1.0f : -1.0f);
+}
+template <>
+__forceinline__ double nd_negative(double a) {
+  return ::copysign(a, ::signbit(a) ? 1.0 : -1.0);
 }
 template <class T>
 __forceinline__ T nd_positive(T a) {

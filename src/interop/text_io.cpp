@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <ndcuda/interop/text_io.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -422,23 +422,34 @@ std::vector<std::byte> loadtxt_bytes(const std::filesystem::path& path, dtype ty
   if (options.delimiter && options.delimiter->empty()) {
     throw io_error("loadtxt(" + quoted(path) + "): the delimiter is empty; leave it unset to split on whitespace");
   }
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-    throw io_error("cannot read " + quoted(path) + " as text: it is not a regular file");
+  // The library's one reader of untrusted paths (src/core/untrusted_files.hpp): a FIFO or device
+  // at the path is refused after a non-blocking open, never waited on, and the file is read whole.
+  detail::file_problem problem;
+  const std::optional<std::string> content =
+      detail::read_regular_file(path, std::numeric_limits<std::uint64_t>::max(), true, problem);
+  if (!content) {
+    throw io_error(problem.error != 0 ? "cannot open " + quoted(path) + " for reading: " + problem.why
+                                      : "cannot read " + quoted(path) + " as text: " + problem.why);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw io_error("cannot open " + quoted(path) +
-                   " for reading: " + std::error_code(errno, std::generic_category()).message());
-  }
+  std::string_view rest = *content;
+  // getline's split: up to each '\n' (a last line without one counts; no empty line after a final '\n').
+  const auto next_line = [&rest](std::string_view& line) {
+    if (rest.empty()) {
+      return false;
+    }
+    const std::size_t end = rest.find('\n');
+    line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    return true;
+  };
   std::vector<std::byte> out;
   std::size_t rows = 0;
   std::size_t cols = 0;
-  std::string line;
+  std::string_view line;
   std::vector<std::size_t> picked;
   // NumPy counts rows among the data lines only (comments, blank and skipped lines do not count): from 0
   // in conversion errors, from 1 in the others, as its messages do.
-  for (index_t line_no = 0; std::getline(in, line); ++line_no) {
+  for (index_t line_no = 0; next_line(line); ++line_no) {
     if (line_no < options.skiprows) {
       continue;
     }
@@ -480,9 +491,6 @@ std::vector<std::byte> loadtxt_bytes(const std::filesystem::path& path, dtype ty
       }
     }
     ++rows;
-  }
-  if (in.bad()) {
-    throw io_error("reading " + quoted(path) + " failed");
   }
   // NumPy's shape: (rows, cols), squeezed unless that would go below ndmin, then padded up to it.
   shape_t s;

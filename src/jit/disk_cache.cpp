@@ -214,45 +214,28 @@ std::optional<compiled_program> disk_cache::load(const kernel_key& key) {
     return miss();
   }
   const fs::path path = entry_path(key);
-  // O_NOFOLLOW: an entry is never a link to somewhere else. O_NONBLOCK: a FIFO in an entry's
-  // place must not block the open; fstat then refuses it.
-  fd_guard file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (file.fd < 0) {
-    if (errno == ELOOP) {
-      report_invalid(path, "a symbolic link is in its place");
-    } else if (errno != ENOENT && errno != ENOTDIR) {
-      report_invalid(path, std::string("cannot open: ") + std::strerror(errno));
+  // The library's one reader of untrusted paths (src/core/untrusted_files.hpp): no link followed
+  // (an entry is never a link to somewhere else), no FIFO waited on, nothing past the largest entry.
+  ndcuda::detail::file_problem problem;
+  const std::optional<ndcuda::detail::regular_file> file =
+      ndcuda::detail::open_regular_file(path, max_entry_bytes, false, problem);
+  if (!file) {
+    if (problem.error != ENOENT && problem.error != ENOTDIR) {
+      report_invalid(path, problem.why);
     }
     return miss();
   }
   struct stat info {};
-  if (::fstat(file.fd, &info) != 0) {
-    report_invalid(path, std::string("cannot stat: ") + std::strerror(errno));
-    return miss();
-  }
-  if (S_ISDIR(info.st_mode)) {
-    report_invalid(path, "a folder is in its place");
-    return miss();
-  }
-  if (!S_ISREG(info.st_mode)) {
-    report_invalid(path, "not a regular file (a FIFO, socket or device is in its place)");
-    return miss();
-  }
-  if (info.st_uid != ::geteuid()) {
+  if (::fstat(file->fd.get(), &info) != 0 || info.st_uid != ::geteuid()) {
     report_invalid(path, "it belongs to user id " + std::to_string(info.st_uid) + ", not to this process's user");
     return miss();
   }
-  if (static_cast<std::uint64_t>(info.st_size) > max_entry_bytes) {
-    report_invalid(path, std::to_string(info.st_size) + " bytes, more than any entry ndcuda writes (" +
-                             std::to_string(max_entry_bytes >> 20) + " MiB)");
+  const std::optional<std::string> read = ndcuda::detail::read_whole(*file, problem);
+  if (!read) {
+    report_invalid(path, problem.why);
     return miss();
   }
-  std::string bytes;
-  if (!read_exactly(file.fd, bytes, static_cast<std::size_t>(info.st_size))) {
-    report_invalid(path, errno != 0 ? std::string("cannot read: ") + std::strerror(errno)
-                                    : std::string("its size changed while it was read"));
-    return miss();
-  }
+  const std::string& bytes = *read;
   std::string why;
   auto program = decode_entry(bytes, key, why);
   if (!program) {
@@ -261,7 +244,7 @@ std::optional<compiled_program> disk_cache::load(const kernel_key& key) {
   }
   // Touch it: eviction removes the least recently *used* entries. Failing (a read-only shared
   // cache) only weakens the eviction order.
-  (void)::futimens(file.fd, nullptr);
+  (void)::futimens(file->fd.get(), nullptr);
   std::lock_guard lock(mutex_);
   ++counters_.hits;
   return program;

@@ -26,31 +26,6 @@ fd_guard::~fd_guard() {
   }
 }
 
-bool read_exactly(int fd, std::string& out, std::size_t size) {
-  out.resize(size);
-  std::size_t done = 0;
-  while (true) {
-    char probe = 0;
-    const bool probing = done == size;  // one more byte must find the end of the file
-    const ssize_t n = probing ? ::read(fd, &probe, 1) : ::read(fd, out.data() + done, size - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      return false;
-    }
-    if (n == 0) {
-      errno = 0;
-      return done == size;
-    }
-    if (probing) {
-      errno = 0;
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
-
 int write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());

@@ -28,10 +28,6 @@ struct fd_guard {
   }
 };
 
-/// Reads exactly `size` bytes: false when the file ends early, grows past `size`, or read fails
-/// (errno is 0 for the first two). Entries are renamed into place whole and never change after.
-[[nodiscard]] bool read_exactly(int fd, std::string& out, std::size_t size);
-
 /// Writes all of `bytes`: 0 or an errno.
 [[nodiscard]] int write_all(int fd, std::string_view bytes);
 

@@ -129,6 +129,15 @@ TEST(OpsGpu, NanInfAndNegativeZero) {
   EXPECT_FALSE(std::signbit(neg[2]));
   const auto fmod = nd::eval(a % b).to_host();  // NumPy: the sign of the divisor
   EXPECT_TRUE(std::signbit(fmod[5]) || std::isnan(fmod[5]));
+  // Negation flips the sign bit of a NaN too (np.signbit(-np.nan) is True), fused or not, in both
+  // precisions.
+  EXPECT_TRUE(std::signbit(neg[0]) && std::isnan(neg[0]));
+  EXPECT_TRUE(nd::signbit(-a)(0).item());
+  EXPECT_FALSE(nd::signbit(-(-a))(0).item());
+  const auto d = nd::asarray(std::vector<double>{std::numeric_limits<double>::quiet_NaN(), 2.5}, {2});
+  EXPECT_TRUE(nd::signbit(-d)(0).item());
+  EXPECT_TRUE(nd::signbit(nd::negative(d))(0).item());
+  EXPECT_TRUE(std::signbit(nd::eval(-d).to_host()[0]));
 }
 
 TEST(OpsGpu, BroadcastingAndItsErrorMessage) {

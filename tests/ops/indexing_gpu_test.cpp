@@ -304,6 +304,19 @@ TEST(IndexingGpu, TakeTakeAlongAxisPutAndPutAlongAxis) {
   for (std::size_t p = 0; p < 9; ++p) {
     EXPECT_EQ(flat[p], host[static_cast<std::size_t>(wrap(idx[p], r * c))]);
   }
+  // Bools in take are the integers 0 and 1, as NumPy reads them (not a mask), as arrays, as
+  // expressions and as host vectors.
+  const std::vector<bool> picks{true, false, true, true};
+  const nd::ndarray<bool> pick_array = nd::asarray<float>(std::vector<float>{1, 0, 1, 1}, {4}) > 0.5F;
+  for (const std::vector<float>& got : {nd::take(a, pick_array, 1).to_host(), nd::take(a, picks, 1).to_host(),
+                                        nd::take(a, pick_array == true, 1).to_host()}) {
+    ASSERT_EQ(got.size(), static_cast<std::size_t>(r * 4));
+    for (std::int64_t i = 0; i < r; ++i) {
+      for (std::size_t p = 0; p < 4; ++p) {
+        EXPECT_EQ(got[static_cast<std::size_t>(i) * 4 + p], host[static_cast<std::size_t>(i * c + (picks[p] ? 1 : 0))]);
+      }
+    }
+  }
   // take_along_axis applies argsort: rows sorted.
   const auto order = nd::argsort(a, 1);
   const std::vector<float> sorted = nd::take_along_axis(a, order, 1).to_host();

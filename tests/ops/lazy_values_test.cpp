@@ -315,7 +315,7 @@ TEST(LazyValues, IndexReadsAreOperandsAndAnswerTheArrayInterfaceOnTheGpu) {
   const std::vector<float> host = nd::testing::uniform_values<float>(n, -5.0, 5.0);
   const nd::ndarray<float> a = nd::asarray(host, {n});
   const std::vector<std::int64_t> picks{3, 0, 40, 3, 17};
-  const nd::ndarray<std::int64_t> idx = nd::asarray(picks, {picks.size()});
+  const nd::ndarray<std::int64_t> idx = nd::asarray(picks, {static_cast<nd::index_t>(picks.size())});
 
   std::vector<float> positive;
   double positive_sum = 0.0;
@@ -328,7 +328,7 @@ TEST(LazyValues, IndexReadsAreOperandsAndAnswerTheArrayInterfaceOnTheGpu) {
   const auto mask = a > 0.0F;
   EXPECT_NEAR(nd::sum(a(mask)).item(), positive_sum, 1e-4);
   EXPECT_NEAR(static_cast<double>(nd::mean(a(mask))), positive_sum / double(positive.size()), 1e-5);
-  EXPECT_EQ(a(mask).shape(), (nd::shape_t{positive.size()}));
+  EXPECT_EQ(a(mask).shape(), (nd::shape_t{static_cast<nd::index_t>(positive.size())}));
   EXPECT_EQ(a(mask).size(), static_cast<nd::index_t>(positive.size()));
   EXPECT_EQ(a(mask).to_host(), positive);
 
@@ -345,7 +345,7 @@ TEST(LazyValues, IndexReadsAreOperandsAndAnswerTheArrayInterfaceOnTheGpu) {
   EXPECT_EQ(a(idx).type(), nd::dtype::float32);
   EXPECT_EQ(a(idx)(1).item(), host[0]);
   EXPECT_EQ(a(idx).astype<double>().to_host()[2], double(host[40]));
-  EXPECT_EQ(nd::stack({a(idx), a(idx) + 1.0F}).shape(), (nd::shape_t{2, picks.size()}));
+  EXPECT_EQ(nd::stack({a(idx), a(idx) + 1.0F}).shape(), (nd::shape_t{2, static_cast<nd::index_t>(picks.size())}));
 
   // A named proxy reads a when asked, as an expression does.
   nd::ndarray<float> b = a.copy();

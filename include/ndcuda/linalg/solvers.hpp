@@ -307,7 +307,15 @@ template <array_operand X>
 template <array_operand X>
 [[nodiscard]] auto norm(const X& x, std::string_view ord) {
   const ndcuda::detail::op_range<"nd::linalg::norm"> nvtx;
-  return matrix_norm(x, ord);
+  const auto a = detail::to_array(x);
+  if (a.ndim() == 1) {  // NumPy's texts
+    throw value_error("norm: Invalid norm order '" + std::string(ord) + "' for vectors");
+  }
+  if (a.ndim() != 2) {
+    throw value_error("norm: Improper number of dimensions to norm. (ord given without axis for a " +
+                      std::to_string(a.ndim()) + "-d array: pass the axes, or use matrix_norm for stacks)");
+  }
+  return matrix_norm(a, ord);
 }
 /// numpy.linalg.norm(x, ord) with a numeric order: a vector norm of a 1-d array (any ord, 0 and
 /// negative p included), a matrix norm of a 2-d one.
@@ -316,7 +324,11 @@ template <array_operand X>
   const ndcuda::detail::op_range<"nd::linalg::norm"> nvtx;
   const auto a = detail::to_array(x);
   using R = detail::real_t<detail::solver_t<detail::value_t<X>>>;
-  if (a.ndim() >= 2) {
+  if (a.ndim() > 2) {
+    throw value_error("norm: Improper number of dimensions to norm. (ord given without axis for a " +
+                      std::to_string(a.ndim()) + "-d array: pass the axes, or use matrix_norm for stacks)");
+  }
+  if (a.ndim() == 2) {
     return matrix_norm(a, ord);
   }
   return ndarray<R>(vector_norm(a, ord));

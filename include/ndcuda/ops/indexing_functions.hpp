@@ -86,7 +86,16 @@ template <array_element E, class I>
   std::vector<detail::index_arg> args(
       static_cast<std::size_t>(ax),
       detail::index_arg{detail::index_entry{detail::index_entry::kind::basic, all, {}, 0}, {}});
-  args.push_back(detail::to_index_arg(indices, a.stream()));
+  if constexpr (requires { typename I::value_type; } && std::is_same_v<typename I::value_type, bool>) {
+    // NumPy's take reads bools as the integers 0 and 1, never as a mask.
+    if constexpr (requires { indices.template astype<std::int64_t>(); }) {
+      args.push_back(detail::to_index_arg(indices.template astype<std::int64_t>(), a.stream()));
+    } else {
+      args.push_back(detail::to_index_arg(std::vector<std::int64_t>(indices.begin(), indices.end()), a.stream()));
+    }
+  } else {
+    args.push_back(detail::to_index_arg(indices, a.stream()));
+  }
   return indexed<E>(a, std::move(args)).read(mode);
 }
 

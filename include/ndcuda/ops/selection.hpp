@@ -12,7 +12,9 @@
 #include <ndcuda/ops/detail/selection_kernels.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/sorting.hpp>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ndcuda {
@@ -334,6 +336,17 @@ requires(!detail::is_std_complex<V>)
     [[nodiscard]] ndarray<std::int64_t> searchsorted(const A& sorted, V value, side which = side::left) {
   const auto a = detail::as_array(sorted);
   using T = typename decltype(a)::value_type;
+  if constexpr (std::is_integral_v<V> && std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                !std::is_same_v<V, bool>) {
+    // An integer beyond T's range (300 in int8, -1 in uint8) is compared as the integer it is, as
+    // NumPy 2 does: it lies past every element, or before every one (a cast would wrap it).
+    if (a.ndim() == 1 && std::cmp_greater(value, std::numeric_limits<T>::max())) {
+      return full<std::int64_t>({}, a.size(), a.stream());
+    }
+    if (a.ndim() == 1 && std::cmp_less(value, std::numeric_limits<T>::min())) {
+      return full<std::int64_t>({}, 0, a.stream());
+    }
+  }
   using C = std::conditional_t<std::is_floating_point_v<V> && !is_floating(dtype_of<T>), double, T>;
   const ndarray<C> v = full<C>({}, static_cast<C>(value), a.stream());
   return searchsorted(a, v, which, a.stream());
