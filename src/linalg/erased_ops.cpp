@@ -2,6 +2,7 @@
 #include "linalg/erased_ops.hpp"
 
 #include <ndcuda/array/detail/kernels.hpp>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/memory/detail/buffer.hpp>
 #include <vector>
@@ -9,9 +10,11 @@
 namespace ndcuda::linalg::detail {
 
 erased_array empty_array(dtype type, shape_t shape, const stream& s) {
-  const index_t n = shape_size(shape);
+  // Checked as empty() checks (NumPy's "array is too big"): a product that wrapped would allocate a
+  // small buffer that the fill and the transforms then overrun (fft with n = 2**62 lost the context).
+  const std::size_t bytes = checked_nbytes(shape, itemsize(type));
   void* p = nullptr;
-  auto owner = ndcuda::detail::allocate_buffer(static_cast<std::size_t>(n) * itemsize(type), s, &p);
+  auto owner = ndcuda::detail::allocate_buffer(bytes, s, &p);
   return erased_array{std::move(owner), p, contiguous_layout(std::move(shape)), type, s.device(), s};
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <ndcuda/array/detail/kernels.hpp>
+#include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/device.hpp>
@@ -209,7 +210,7 @@ void report_out_of_range(const prepared& pr, const index_plan& plan, std::span<c
 std::shared_ptr<const void> compute_offsets(const prepared& pr, const index_plan& plan, const erased_array& dst,
                                             const stream& s, long long** offsets) {
   void* o = nullptr;
-  auto owner = allocate_buffer(static_cast<std::size_t>(pr.p.n) * sizeof(long long), s, &o);
+  auto owner = allocate_buffer(checked_bytes(pr.p.n, sizeof(long long)), s, &o);
   *offsets = static_cast<long long*>(o);
   (void)dst;
   launch("ndcuda::indexing::offsets<" + dims_args(plan) + ">", pr.p.n, s, pr.p, *offsets);
@@ -253,7 +254,7 @@ void scatter_into(const erased_array& dst, const index_plan& plan, std::span<con
   } else {
     // A stable sort of the positions puts each destination's writers in index order: the last wins.
     void* buffer = nullptr;
-    const auto owner = allocate_buffer(static_cast<std::size_t>(n) * 3 * sizeof(long long), s, &buffer);
+    const auto owner = allocate_buffer(checked_bytes(checked_mul(n, 3, "the index sort's buffer"), sizeof(long long)), s, &buffer);
     auto* keys = static_cast<std::int64_t*>(buffer);
     auto* iota = keys + n;
     auto* order = iota + n;

@@ -142,13 +142,16 @@ TEST(HostileSizes, EveryCountIsCheckedBeforeAnyWorkOnTheGpu) {
                [](index_t n) { return nd::shape_t{n}; });
   expect_sizes("fft::fft(x, n)", [&](index_t n) { return nd::fft::fft(x, n).shape(); },
                [](index_t n) { return nd::shape_t{n}; });
+  // In fftn's s, -1 is NumPy's "the input's length" (a (2, 3) result); -2^32 is refused.
   expect_sizes("fft::fftn(x2, s = (n, n))",
                [&](index_t n) { return nd::fft::fftn(x.reshape({2, 3}), nd::shape_t{n, n}).shape(); },
-               [](index_t n) { return nd::shape_t{n, n}; });
+               [](index_t n) { return n == -1 ? nd::shape_t{2, 3} : nd::shape_t{n, n}; }, false);
+  EXPECT_EQ(run("fftn(x2, s = (-2, -2))", [&] { (void)nd::fft::fftn(x.reshape({2, 3}), nd::shape_t{-2, -2}); }),
+            outcome::refused);
   expect_sizes("random<float>({n}) (lazy)", [&](index_t n) { return g.random<float>({n}).shape(); },
                [](index_t n) { return nd::shape_t{n}; });
-  expect_sizes("integers<uint8>(0, 9, {n}) (lazy)",
-               [&](index_t n) { return g.integers<std::uint8_t>(0, 9, {n}).shape(); },
+  expect_sizes("integers<int32>(0, 9, {n}) (lazy)",
+               [&](index_t n) { return g.integers<std::int32_t>(0, 9, {n}).shape(); },
                [](index_t n) { return nd::shape_t{n}; });
   expect_sizes("permutation(n)", [&](index_t n) { return g.permutation(n).shape(); },
                [](index_t n) { return nd::shape_t{n}; });
@@ -156,8 +159,10 @@ TEST(HostileSizes, EveryCountIsCheckedBeforeAnyWorkOnTheGpu) {
                [](index_t n) { return nd::shape_t{n}; });
   expect_sizes("topk(x, n)", [&](index_t n) { return nd::topk(x, n).values.shape(); },
                [](index_t n) { return nd::shape_t{n}; });
+  // kth = -1 is NumPy's last element (a (6,) result); -2^32 is out of range.
   expect_sizes("partition(x, n)", [&](index_t n) { return nd::partition(x, n).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
+               [](index_t) { return nd::shape_t{6}; }, false);
+  EXPECT_EQ(run("partition(x, -7)", [&] { (void)nd::partition(x, -7); }), outcome::refused);
   // split/array_split: tests/ops/arrange_plan_test.cpp (2^40, 2^62, -1 sections, no GPU needed).
 
   // A huge total of per-element host counts, and device counts whose int64 sums would wrap to a
