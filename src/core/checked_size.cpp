@@ -1,10 +1,10 @@
 // Overflow-checked sizes; see include/ndcuda/core/checked_size.hpp. Messages quote NumPy's where
 // NumPy has one, so users recognise them.
+#include <unistd.h>
+
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/core/error.hpp>
 #include <string>
-
-#include <unistd.h>
 
 namespace ndcuda {
 namespace {

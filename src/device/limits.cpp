@@ -110,11 +110,12 @@ void set_limit(int device_index, limit which, std::size_t bytes) {
         heap_fixed_message(device_index, bytes, std::string(" (CUDA said ") + cudaGetErrorName(rc) + ")"));
   }
   if (rc == cudaErrorMemoryAllocation) {
-    throw out_of_memory(limit_call(device_index, which, bytes) + ": the device has not enough free memory for this limit; ask for less, or free memory first");
+    throw out_of_memory(limit_call(device_index, which, bytes) +
+                        ": the device has not enough free memory for this limit; ask for less, or free memory first");
   }
   if (rc == cudaErrorInvalidValue) {
-    throw device_error(limit_call(device_index, which, bytes) + ": CUDA refused the value (" +
-                       cudaGetErrorName(rc) + "); ask for less");
+    throw device_error(limit_call(device_index, which, bytes) + ": CUDA refused the value (" + cudaGetErrorName(rc) +
+                       "); ask for less");
   }
   detail::check_cuda(rc, "cudaDeviceSetLimit");
 }

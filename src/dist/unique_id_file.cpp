@@ -71,8 +71,7 @@ void unique_id::write_file(const std::string& path) const {
   // the ranks may run as other users.
   detail::file_problem problem;
   if (!detail::replace_file(path, to_hex() + '\n', 0644, problem)) {
-    throw communication_error("unique_id::write_file: cannot write " + detail::quote_input(path) + " (" +
-                              problem.why +
+    throw communication_error("unique_id::write_file: cannot write " + detail::quote_input(path) + " (" + problem.why +
                               "); the bootstrap file must be in a folder every rank can read and rank 0 can write");
   }
 }

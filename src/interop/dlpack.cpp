@@ -3,15 +3,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <mutex>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/interop/dlpack.hpp>
 #include <ndcuda/interop/dlpack_array.hpp>
-#include "device/driver_api.hpp"
-#include <mutex>
 #include <string>
 #include <unordered_set>
 #include <utility>
+
+#include "device/driver_api.hpp"
 
 namespace ndcuda {
 namespace {
@@ -212,8 +213,9 @@ std::shared_ptr<const void> adopt(Managed* t) {
     adopted_tensors& registry = adopted();
     const std::lock_guard lock(registry.mutex);
     if (!registry.live.insert(t).second) {
-      refuse("this managed tensor was already imported and is still owned by the arrays made from it; a DLPack "
-             "tensor is consumed by one import: share the first ndarray, or export the tensor again");
+      refuse(
+          "this managed tensor was already imported and is still owned by the arrays made from it; a DLPack "
+          "tensor is consumed by one import: share the first ndarray, or export the tensor again");
     }
   }
   owner->tensor = t;
@@ -378,9 +380,10 @@ void check_claimed_memory(const dlpack_import& in) {
   const driver_api& drv = driver();
   for (const std::uintptr_t address : {lowest, highest}) {
     if (std::string why = memory_mismatch(drv, in, address); !why.empty()) {
-      refuse("it claims " + std::string(in.device_type == kDLCUDAManaged ? "managed memory (kDLCUDAManaged)"
-                                        : in.device_type == kDLCUDAHost  ? "pinned host memory (kDLCUDAHost)"
-                                                                         : "device memory (kDLCUDA)") +
+      refuse("it claims " +
+             std::string(in.device_type == kDLCUDAManaged ? "managed memory (kDLCUDAManaged)"
+                         : in.device_type == kDLCUDAHost  ? "pinned host memory (kDLCUDAHost)"
+                                                          : "device memory (kDLCUDA)") +
              " of CUDA device " + std::to_string(in.device) + " but " + why +
              "; export it from the framework that owns the memory, with its true device");
     }

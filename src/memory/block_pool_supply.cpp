@@ -2,10 +2,10 @@
 // the release of whole chunks.
 #include <algorithm>
 #include <mutex>
-#include <shared_mutex>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/memory/memory_resource.hpp>
+#include <shared_mutex>
 
 #include "memory/block_pool.hpp"
 #include "memory/format.hpp"

@@ -254,7 +254,8 @@ void scatter_into(const erased_array& dst, const index_plan& plan, std::span<con
   } else {
     // A stable sort of the positions puts each destination's writers in index order: the last wins.
     void* buffer = nullptr;
-    const auto owner = allocate_buffer(checked_bytes(checked_mul(n, 3, "the index sort's buffer"), sizeof(long long)), s, &buffer);
+    const auto owner =
+        allocate_buffer(checked_bytes(checked_mul(n, 3, "the index sort's buffer"), sizeof(long long)), s, &buffer);
     auto* keys = static_cast<std::int64_t*>(buffer);
     auto* iota = keys + n;
     auto* order = iota + n;

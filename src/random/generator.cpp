@@ -221,7 +221,7 @@ void compile_random_kernels(compute_capability cc) {
 void check_scalar(bool bad, const char* function, const char* what) {
   if (bad) {
     throw value_error(std::string(function) + ": " + what + " (NumPy raises ValueError: " + what +
-                "); pass a valid parameter");
+                      "); pass a valid parameter");
   }
 }
 

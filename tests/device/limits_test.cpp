@@ -2,12 +2,11 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
-#include <string>
-#include <utility>
-
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/limits.hpp>
+#include <string>
+#include <utility>
 
 #include "support/gpu.hpp"
 
@@ -65,10 +64,10 @@ TEST(Limits, ValuesPastTheDeviceAreRefusedNamingTheMaximum) {
   const std::size_t most_stack = nd::max_limit(0, nd::limit::stack_size);
   EXPECT_LE(most_stack, std::size_t{512} << 10);
   EXPECT_GE(most_stack, std::size_t{64} << 10);
-  for (const auto& [which, bytes] : {std::pair{nd::limit::printf_fifo_size, std::size_t{1} << 50},
-                                     std::pair{nd::limit::stack_size, std::size_t{1} << 40},
-                                     std::pair{nd::limit::stack_size, most_stack + 1},
-                                     std::pair{nd::limit::malloc_heap_size, memory + 1}}) {
+  for (const auto& [which, bytes] :
+       {std::pair{nd::limit::printf_fifo_size, std::size_t{1} << 50},
+        std::pair{nd::limit::stack_size, std::size_t{1} << 40}, std::pair{nd::limit::stack_size, most_stack + 1},
+        std::pair{nd::limit::malloc_heap_size, memory + 1}}) {
     try {
       nd::set_limit(0, which, bytes);
       ADD_FAILURE() << "set_limit(" << nd::to_string(which) << ", " << bytes << ") was accepted";

@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <new>
-#include <optional>
 #include <ndcuda/fft.hpp>
 #include <ndcuda/ndcuda.hpp>
 #include <ndcuda/random.hpp>
+#include <new>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -112,63 +112,102 @@ TEST(HostileSizes, EveryCountIsCheckedBeforeAnyWorkOnTheGpu) {
   const pool_budget budget(std::size_t{6} << 30);
   ASSERT_TRUE(budget.active()) << "the default resource of device 0 is not the built-in device pool";
 
-  expect_sizes("repeat(one, n)", [&](index_t n) { return nd::repeat(one, n).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
-  expect_sizes("repeat(two, {n, n})", [&](index_t n) { return nd::repeat(two, std::vector<index_t>{n, n}).shape(); },
-               [](index_t n) { return nd::shape_t{2 * n}; });
-  expect_sizes("repeat(two, device {n, 1})",
-               [&](index_t n) { return nd::repeat(two, nd::asarray(std::vector<index_t>{n, 1}, {2})).shape(); },
-               [](index_t n) { return nd::shape_t{n + 1}; });
-  expect_sizes("tile(one, n)", [&](index_t n) { return nd::tile(one, n).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
-  expect_sizes("pad(one, (0, n))",
-               [&](index_t n) {
-                 return nd::pad(one, nd::pad_width(std::vector<std::pair<index_t, index_t>>{{0, n}})).shape();
-               },
-               [](index_t n) { return nd::shape_t{n + 1}; });
-  expect_sizes("eye<uint8>(n, 1)", [&](index_t n) { return nd::eye<std::uint8_t>(n, 1).shape(); },
-               [](index_t n) { return nd::shape_t{n, 1}; });
-  expect_sizes("linspace(0, 1, n)", [&](index_t n) { return nd::linspace<std::uint8_t>(0.0, 1.0, n).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "repeat(one, n)", [&](index_t n) { return nd::repeat(one, n).shape(); },
+      [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "repeat(two, {n, n})",
+      [&](index_t n) {
+        return nd::repeat(two, std::vector<index_t>{n, n}).shape();
+      },
+      [](index_t n) { return nd::shape_t{2 * n}; });
+  expect_sizes(
+      "repeat(two, device {n, 1})",
+      [&](index_t n) {
+        return nd::repeat(two, nd::asarray(std::vector<index_t>{n, 1}, {2})).shape();
+      },
+      [](index_t n) { return nd::shape_t{n + 1}; });
+  expect_sizes(
+      "tile(one, n)", [&](index_t n) { return nd::tile(one, n).shape(); }, [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "pad(one, (0, n))",
+      [&](index_t n) {
+        return nd::pad(one, nd::pad_width(std::vector<std::pair<index_t, index_t>>{{0, n}})).shape();
+      },
+      [](index_t n) { return nd::shape_t{n + 1}; });
+  expect_sizes(
+      "eye<uint8>(n, 1)", [&](index_t n) { return nd::eye<std::uint8_t>(n, 1).shape(); },
+      [](index_t n) {
+        return nd::shape_t{n, 1};
+      });
+  expect_sizes(
+      "linspace(0, 1, n)", [&](index_t n) { return nd::linspace<std::uint8_t>(0.0, 1.0, n).shape(); },
+      [](index_t n) { return nd::shape_t{n}; });
   // NumPy's arange(-1) is empty, not an error.
-  expect_sizes("arange<uint8>(n)", [&](index_t n) { return nd::arange<std::uint8_t>(double(n)).shape(); },
-               [](index_t n) { return nd::shape_t{n < 0 ? 0 : n}; }, false);
-  expect_sizes("histogram(x, n)", [&](index_t n) { return nd::histogram(x, n, nd::bin_range{-1.0, 1.0}).counts.shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
-  expect_sizes("histogram2d(x, x, {n, n})",
-               [&](index_t n) { return nd::histogram2d(x, x, {n, n}).counts.shape(); },
-               [](index_t n) { return nd::shape_t{n, n}; });
-  expect_sizes("bincount(one, minlength n)", [&](index_t n) { return nd::bincount(one, n).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
-  expect_sizes("fft::fft(x, n)", [&](index_t n) { return nd::fft::fft(x, n).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "arange<uint8>(n)", [&](index_t n) { return nd::arange<std::uint8_t>(double(n)).shape(); },
+      [](index_t n) { return nd::shape_t{n < 0 ? 0 : n}; }, false);
+  expect_sizes(
+      "histogram(x, n)",
+      [&](index_t n) {
+        return nd::histogram(x, n, nd::bin_range{-1.0, 1.0}).counts.shape();
+      },
+      [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "histogram2d(x, x, {n, n})",
+      [&](index_t n) {
+        return nd::histogram2d(x, x, {n, n}).counts.shape();
+      },
+      [](index_t n) {
+        return nd::shape_t{n, n};
+      });
+  expect_sizes(
+      "bincount(one, minlength n)", [&](index_t n) { return nd::bincount(one, n).shape(); },
+      [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "fft::fft(x, n)", [&](index_t n) { return nd::fft::fft(x, n).shape(); },
+      [](index_t n) { return nd::shape_t{n}; });
   // In fftn's s, -1 is NumPy's "the input's length" (a (2, 3) result); -2^32 is refused.
-  expect_sizes("fft::fftn(x2, s = (n, n))",
-               [&](index_t n) { return nd::fft::fftn(x.reshape({2, 3}), nd::shape_t{n, n}).shape(); },
-               [](index_t n) { return n == -1 ? nd::shape_t{2, 3} : nd::shape_t{n, n}; }, false);
-  EXPECT_EQ(run("fftn(x2, s = (-2, -2))", [&] { (void)nd::fft::fftn(x.reshape({2, 3}), nd::shape_t{-2, -2}); }),
+  expect_sizes(
+      "fft::fftn(x2, s = (n, n))",
+      [&](index_t n) {
+        return nd::fft::fftn(x.reshape({2, 3}), nd::shape_t{n, n}).shape();
+      },
+      [](index_t n) {
+        return n == -1 ? nd::shape_t{2, 3} : nd::shape_t{n, n};
+      },
+      false);
+  EXPECT_EQ(run("fftn(x2, s = (-2, -2))",
+                [&] {
+                  (void)nd::fft::fftn(x.reshape({2, 3}), nd::shape_t{-2, -2});
+                }),
             outcome::refused);
-  expect_sizes("random<float>({n}) (lazy)", [&](index_t n) { return g.random<float>({n}).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
-  expect_sizes("integers<int32>(0, 9, {n}) (lazy)",
-               [&](index_t n) { return g.integers<std::int32_t>(0, 9, {n}).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
-  expect_sizes("permutation(n)", [&](index_t n) { return g.permutation(n).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
-  expect_sizes("choice(6, n)", [&](index_t n) { return g.choice(6, nd::shape_t{n}).shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
-  expect_sizes("topk(x, n)", [&](index_t n) { return nd::topk(x, n).values.shape(); },
-               [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "random<float>({n}) (lazy)", [&](index_t n) { return g.random<float>({n}).shape(); },
+      [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "integers<int32>(0, 9, {n}) (lazy)", [&](index_t n) { return g.integers<std::int32_t>(0, 9, {n}).shape(); },
+      [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "permutation(n)", [&](index_t n) { return g.permutation(n).shape(); }, [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "choice(6, n)", [&](index_t n) { return g.choice(6, nd::shape_t{n}).shape(); },
+      [](index_t n) { return nd::shape_t{n}; });
+  expect_sizes(
+      "topk(x, n)", [&](index_t n) { return nd::topk(x, n).values.shape(); }, [](index_t n) { return nd::shape_t{n}; });
   // kth = -1 is NumPy's last element (a (6,) result); -2^32 is out of range.
-  expect_sizes("partition(x, n)", [&](index_t n) { return nd::partition(x, n).shape(); },
-               [](index_t) { return nd::shape_t{6}; }, false);
+  expect_sizes(
+      "partition(x, n)", [&](index_t n) { return nd::partition(x, n).shape(); }, [](index_t) { return nd::shape_t{6}; },
+      false);
   EXPECT_EQ(run("partition(x, -7)", [&] { (void)nd::partition(x, -7); }), outcome::refused);
   // split/array_split: tests/ops/arrange_plan_test.cpp (2^40, 2^62, -1 sections, no GPU needed).
 
   // A huge total of per-element host counts, and device counts whose int64 sums would wrap to a
   // small or empty result, are refused rather than computed wrongly.
   EXPECT_EQ(run("repeat(two, {2^40, 2^40})",
-                [&] { (void)nd::repeat(two, std::vector<index_t>{index_t{1} << 40, index_t{1} << 40}); }),
+                [&] {
+                  (void)nd::repeat(two, std::vector<index_t>{index_t{1} << 40, index_t{1} << 40});
+                }),
             outcome::refused);
   const nd::ndarray<index_t> wraps = nd::asarray(std::vector<index_t>{p62, p62, p62, p62}, {4});
   EXPECT_EQ(run("repeat(four, device {2^62} * 4)", [&] { (void)nd::repeat(nd::zeros<std::uint8_t>({4}), wraps); }),
@@ -178,7 +217,10 @@ TEST(HostileSizes, EveryCountIsCheckedBeforeAnyWorkOnTheGpu) {
   const nd::ndarray<index_t> top = nd::asarray(std::vector<index_t>{3, INT64_MAX}, {2});
   EXPECT_EQ(run("bincount of INT64_MAX", [&] { (void)nd::bincount(top); }), outcome::refused);
   EXPECT_EQ(run("histogram(x, INT64_MAX)", [&] { (void)nd::histogram(x, INT64_MAX); }), outcome::refused);
-  EXPECT_EQ(run("histogram2d(x, x, {2^32 + 1, 2^32})", [&] { (void)nd::histogram2d(x, x, {p32 + 1, p32}); }),
+  EXPECT_EQ(run("histogram2d(x, x, {2^32 + 1, 2^32})",
+                [&] {
+                  (void)nd::histogram2d(x, x, {p32 + 1, p32});
+                }),
             outcome::refused);
   EXPECT_EQ(run("spawn(2^62)", [&] { (void)g.spawn(std::size_t{1} << 62); }), outcome::refused);
 

@@ -386,9 +386,7 @@ TEST(Capture, ThousandCapturesStayValidWhileAnotherThreadReleasesThePool) {
     try {
       nd::stream t(0);
       while (!done.load()) {
-        {
-          const auto big = nd::empty<std::uint8_t>({64 << 20}, t);
-        }
+        { const auto big = nd::empty<std::uint8_t>({64 << 20}, t); }
         (void)pool->free_all_blocks();
         releases.fetch_add(1);
       }
@@ -406,7 +404,8 @@ TEST(Capture, ThousandCapturesStayValidWhileAnotherThreadReleasesThePool) {
       const auto scratch = nd::empty<float>({n}, s);  // a free block of s for the other thread to find
     }
     try {
-      nd::graph g = nd::capture(s, [&] { out(nd::ellipsis) = a * 2.0F + 1.0F; }, modes[i % 3]);
+      nd::graph g = nd::capture(
+          s, [&] { out(nd::ellipsis) = a * 2.0F + 1.0F; }, modes[i % 3]);
       g.launch(s);
     } catch (const nd::error& e) {
       if (failures++ == 0) {

@@ -212,7 +212,8 @@ TEST(LazyValues, ScansWrittenIntoAnArraySaveTheirResultBufferOnTheGpu) {
   for (std::size_t i = 0; i < rows; ++i) {
     for (std::size_t j = 0; j < cols; ++j) {
       EXPECT_NEAR(in_place[i * cols + j], along_rows[i * cols + j], 1e-4 * (1.0 + std::abs(along_rows[i * cols + j])));
-      EXPECT_NEAR(strided[i * 2 * cols + 2 * j], along_rows[i * cols + j], 1e-4 * (1.0 + std::abs(along_rows[i * cols + j])));
+      EXPECT_NEAR(strided[i * 2 * cols + 2 * j], along_rows[i * cols + j],
+                  1e-4 * (1.0 + std::abs(along_rows[i * cols + j])));
       EXPECT_EQ(strided[i * 2 * cols + 2 * j + 1], 0.0F);
     }
   }

@@ -120,7 +120,7 @@ class [[nodiscard]] scan_value : public lazy_array<scan_value<R, T>, R> {
  private:
   void run(R* out) const {
     const ndcuda::detail::nvtx_scope nvtx(op_ == detail::scan_op::sum ? ndcuda::detail::nvtx_name_of<"nd::cumsum">
-                                                                       : ndcuda::detail::nvtx_name_of<"nd::cumprod">);
+                                                                      : ndcuda::detail::nvtx_name_of<"nd::cumprod">);
     detail::cumulative_into(op_, dtype_of<R>, detail::leaf_of(x_), axis_, out, stream_);
   }
 

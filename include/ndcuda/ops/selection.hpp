@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
@@ -12,7 +13,6 @@
 #include <ndcuda/ops/detail/selection_kernels.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/sorting.hpp>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>

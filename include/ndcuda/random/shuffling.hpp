@@ -109,7 +109,7 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
   }
   if (!replace && k > n) {
     throw value_error("choice: cannot take a larger sample (" + std::to_string(k) + ") than the population (" +
-                std::to_string(n) + ") when replace is false (NumPy's ValueError)");
+                      std::to_string(n) + ") when replace is false (NumPy's ValueError)");
   }
   if (!p) {
     if (replace) {
@@ -124,7 +124,7 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
     const double smallest = min(weights).item();
     if (!(smallest >= 0.0) || !std::isfinite(max(weights).item())) {
       throw value_error("choice: probabilities are not non-negative (p holds " + std::to_string(smallest) +
-                  "; every entry must be finite and >= 0; NumPy's ValueError)");
+                        "; every entry must be finite and >= 0; NumPy's ValueError)");
     }
   }
   if (!replace) {
@@ -135,7 +135,7 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
     }
     if (const double total = sum(weights).item(); !(std::abs(total - 1.0) <= std::sqrt(2.220446049250313e-16))) {
       throw value_error("choice: probabilities do not sum to 1 (they sum to " + std::to_string(total) +
-                  "; NumPy's ValueError)");
+                        "; NumPy's ValueError)");
     }
     const ndarray<double> keys = standard_exponential<double>({n}, s) / weights;
     return argsort(keys, 0, s)(slice(0, k)).copy();
@@ -144,7 +144,7 @@ inline ndarray<std::int64_t> generator::choice_indices(index_t n, index_t k, boo
   const double total = cdf(n - 1).item();
   if (!(std::abs(total - 1.0) <= std::sqrt(2.220446049250313e-16))) {
     throw value_error("choice: probabilities do not sum to 1 (they sum to " + std::to_string(total) +
-                "; NumPy's ValueError)");
+                      "; NumPy's ValueError)");
   }
   const ndarray<double> u = random<double>({k}, s) * total;
   const ndarray<std::int64_t> idx = searchsorted(cdf, u, side::right, s);

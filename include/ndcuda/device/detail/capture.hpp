@@ -5,8 +5,8 @@
 
 #include <functional>
 #include <memory>
-#include <shared_mutex>
 #include <ndcuda/device/stream.hpp>
+#include <shared_mutex>
 
 namespace ndcuda::detail {
 
