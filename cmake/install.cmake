@@ -60,8 +60,15 @@ endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ndcudaConfig.cmake.in
   ${PROJECT_BINARY_DIR}/ndcudaConfig.cmake INSTALL_DESTINATION ${ndcuda_cmake_dir}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
+# While the major version is 0 every minor version may break the API: asking for 0.1 must not
+# accept 0.2 (SameMajorVersion would). From 1.0 on, the major version decides.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(ndcuda_compatibility SameMinorVersion)
+else()
+  set(ndcuda_compatibility SameMajorVersion)
+endif()
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ndcudaConfigVersion.cmake
-  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+  VERSION ${PROJECT_VERSION} COMPATIBILITY ${ndcuda_compatibility})
 install(FILES ${PROJECT_BINARY_DIR}/ndcudaConfig.cmake ${PROJECT_BINARY_DIR}/ndcudaConfigVersion.cmake
   ${PROJECT_SOURCE_DIR}/cmake/find_nccl.cmake DESTINATION ${ndcuda_cmake_dir})
 
