@@ -24,8 +24,18 @@ echo "gpu-check: ${gpus} GPU(s) visible to nvidia-smi"
 nvidia-smi -L 2>/dev/null | sed 's/^/gpu-check:   /'
 
 mkdir -p "$build"
+# The DLPack tests need <dlpack/dlpack.h>. Without the system's copy (libdlpack-dev), the copy inside
+# an importable PyTorch is used, so that the GPU suite never silently leaves the DLPack paths out.
+dlpack=()
+if [[ ! -f /usr/include/dlpack/dlpack.h ]] &&
+  torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) &&
+  [[ -f $torch_prefix/../../include/ATen/dlpack.h ]]; then
+  mkdir -p "$build.dlpack/dlpack"
+  cp "$torch_prefix/../../include/ATen/dlpack.h" "$build.dlpack/dlpack/dlpack.h"
+  dlpack=(-DDLPACK_INCLUDE_DIR="$build.dlpack")
+fi
 # shellcheck disable=SC2086  # NDCUDA_CMAKE_ARGS is a list of words on purpose
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release ${NDCUDA_CMAKE_ARGS:-} >"$build.configure.log" 2>&1 ||
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${dlpack[@]}" ${NDCUDA_CMAKE_ARGS:-} >"$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; echo "gpu-check: configure failed"; exit 1; }
 grep -E "ndcuda:" "$build.configure.log" || true
 targets=()

@@ -106,6 +106,9 @@ TEST(DlpackArray, ImportsAForeignTensorAndFreesItOnce) {
   const auto values = nd::testing::random_bit_patterns<float>(64 * 33);
   NDCUDA_CUDA_CHECK(
       cudaMemcpy(raw.managed.dl_tensor.data, values.get(), 64 * 33 * sizeof(float), cudaMemcpyHostToDevice));
+  // A producer hands over finished data. cudaMemcpy from pageable memory may return before its DMA
+  // lands, and ndcuda reads on its own stream, so the producer (this test) waits for its copy.
+  NDCUDA_CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_THROW((void)nd::from_dlpack<double>(&raw.managed), nd::dlpack_error);
   EXPECT_EQ(raw_cuda_tensor::deletes, 0);  // refused: still ours
   {
