@@ -166,7 +166,7 @@ const generated_kernel& elementwise_state::variant(const elementwise_plan& plan)
   owned_.emplace_back(new generated_kernel{
       elementwise_args(signature, plan),
       kernel_state(elementwise_source(body, name, signature, plan), elementwise_kernel_name(name, plan),
-                   generated_kernel_options(), cache, /*waits_first=*/true)});
+                   generated_kernel_options(), cache, /*waits_first=*/true, body)});
   variants_[id].store(owned_.back().get(), std::memory_order_release);
   return *owned_.back();
 }

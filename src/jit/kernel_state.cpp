@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "jit/compile_events.hpp"
 #include "jit/warnings.hpp"
 
 namespace ndcuda::jit::detail {
@@ -18,13 +19,14 @@ std::string program_name_for(std::string_view name) {
 }
 
 kernel_state::kernel_state(std::string source_text, std::string name_expression, std::vector<std::string> nvrtc_options,
-                           program_cache* programs, bool generated_waits_first)
+                           program_cache* programs, bool generated_waits_first, std::string what)
     : source(std::move(source_text)),
       name(std::move(name_expression)),
       options(std::move(nvrtc_options)),
       program_name(program_name_for(name)),
       cache(programs != nullptr ? programs : &global_program_cache()),
-      waits_first(generated_waits_first) {
+      waits_first(generated_waits_first),
+      description(std::move(what)) {
   if (name.empty()) {
     throw error(
         "a raw_kernel needs the name of the kernel to launch (e.g. \"saxpy\" for extern \"C\" __global__ "
@@ -46,7 +48,7 @@ const loaded_kernel& kernel_state::resolve(int device_index) const {
   const device dev(device_index);  // validates the ordinal with a clear message
   const compile_target target = select_target(dev.capability().value());
   const kernel_key key = key_for(target);
-  std::shared_ptr<const program> prog = cache->get(key);
+  std::shared_ptr<const program> prog = observed_get(*cache, key, name, description);
   const loaded_kernel* loaded = nullptr;
   try {
     loaded = &prog->kernel(device_index, 0);
@@ -98,7 +100,7 @@ launch_config occupancy_config(const kernel_state& kernel, const stream& s, std:
 }
 
 void compile_for(const kernel_state& kernel, compute_capability cc) {
-  (void)kernel.cache->get(kernel.key_for(select_target(cc.value())));
+  (void)observed_get(*kernel.cache, kernel.key_for(select_target(cc.value())), kernel.name, kernel.description);
 }
 
 const std::string& kernel_name(const kernel_state& kernel) {

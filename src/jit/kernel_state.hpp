@@ -19,7 +19,7 @@ namespace ndcuda::jit::detail {
 
 struct kernel_state {
   kernel_state(std::string source_text, std::string name_expression, std::vector<std::string> nvrtc_options,
-               program_cache* programs = nullptr, bool waits_first = false);
+               program_cache* programs = nullptr, bool waits_first = false, std::string what = {});
 
   std::string source;
   std::string name;  ///< the name expression of the kernel
@@ -29,6 +29,8 @@ struct kernel_state {
   /// The source opens every kernel with ndcuda::dependent_launch_prologue() (the generators say
   /// so): it may then be launched with programmatic dependent launch. Never for raw_kernel.
   bool waits_first;
+  /// What the kernel computes, for jit::compile_event (an elementwise body); may be empty.
+  std::string description;
 
   /// The kernel loaded on `device`, compiled or fetched from the caches on first use there.
   [[nodiscard]] const loaded_kernel& on_device(int device) const {

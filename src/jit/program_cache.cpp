@@ -16,15 +16,17 @@ program_cache::program_cache(compiler compile, std::shared_ptr<disk_cache> disk,
       disk_(std::move(disk)),
       programs_(64, bucket_hash{hash != nullptr ? hash : +[](std::string_view s) { return hash64(s); }}) {}
 
-std::shared_ptr<const program> program_cache::get(const kernel_key& key) {
-  return obtain(key, nullptr);
+std::shared_ptr<const program> program_cache::get(const kernel_key& key, program_origin* origin) {
+  return obtain(key, nullptr, origin);
 }
 
 std::shared_ptr<const program> program_cache::replace_stale(const kernel_key& key, const program* stale) {
-  return obtain(key, stale);
+  return obtain(key, stale, nullptr);
 }
 
-std::shared_ptr<const program> program_cache::obtain(const kernel_key& key, const program* stale) {
+std::shared_ptr<const program> program_cache::obtain(const kernel_key& key, const program* stale,
+                                                     program_origin* origin) {
+  program_origin found_in = program_origin::memory;
   std::string canonical = key.canonical();
   std::promise<std::shared_ptr<const program>> promise;
   result future;
@@ -49,11 +51,18 @@ std::shared_ptr<const program> program_cache::obtain(const kernel_key& key, cons
     }
   }
   if (id == 0) {
-    return future.get();  // rethrows the compile_error of the compile it waited for
+    auto joined = future.get();  // rethrows the compile_error of the compile it waited for
+    if (origin != nullptr) {
+      *origin = found_in;
+    }
+    return joined;
   }
   try {
-    auto made = produce(key, stale == nullptr);
+    auto made = produce(key, stale == nullptr, found_in);
     promise.set_value(made);
+    if (origin != nullptr) {
+      *origin = found_in;
+    }
     return made;
   } catch (...) {
     {
@@ -70,12 +79,13 @@ std::shared_ptr<const program> program_cache::obtain(const kernel_key& key, cons
   }
 }
 
-std::shared_ptr<const program> program_cache::produce(const kernel_key& key, bool use_disk) {
+std::shared_ptr<const program> program_cache::produce(const kernel_key& key, bool use_disk, program_origin& origin) {
   const std::shared_ptr<disk_cache> disk_now = disk();
   if (use_disk && disk_now != nullptr) {
     if (auto stored = disk_now->load(key)) {
       std::lock_guard lock(mutex_);
       ++counters_.disk_hits;
+      origin = program_origin::disk;
       return std::make_shared<const program>(key, std::move(*stored), true);
     }
   }
@@ -84,6 +94,7 @@ std::shared_ptr<const program> program_cache::produce(const kernel_key& key, boo
     ++counters_.compiles;
   }
   compiled_program compiled = compile_(key);
+  origin = program_origin::compiled;
   if (disk_now != nullptr) {
     disk_now->store(key, compiled);
   }

@@ -50,6 +50,9 @@ class program {
   mutable std::map<int, std::unique_ptr<device_module>> modules_;
 };
 
+/// Where program_cache::get found a program.
+enum class program_origin { memory, disk, compiled };
+
 struct program_cache_counters {
   std::uint64_t memory_hits = 0;  ///< served from memory (or joined a compile in flight)
   std::uint64_t disk_hits = 0;
@@ -66,9 +69,10 @@ class program_cache {
   /// in full, so even a constant hash returns the right program (the tests do exactly that).
   program_cache(compiler compile, std::shared_ptr<disk_cache> disk, hasher hash = nullptr);
 
-  /// The program for `key`: from memory, else from disk, else compiled (and written to disk).
-  /// A failed compile throws compile_error to every caller waiting on it and is not cached.
-  [[nodiscard]] std::shared_ptr<const program> get(const kernel_key& key);
+  /// The program for `key`: from memory, else from disk, else compiled (and written to disk);
+  /// `origin`, when given, says which. A failed compile throws compile_error to every caller
+  /// waiting on it and is not cached.
+  [[nodiscard]] std::shared_ptr<const program> get(const kernel_key& key, program_origin* origin = nullptr);
 
   /// Replaces `stale` (a program from disk the driver refused) by a fresh compile that also
   /// overwrites the disk entry. Returns the program now cached for the key.
@@ -95,8 +99,8 @@ class program_cache {
     std::size_t operator()(const std::string& canonical) const { return static_cast<std::size_t>(fn(canonical)); }
   };
 
-  std::shared_ptr<const program> obtain(const kernel_key& key, const program* stale);
-  std::shared_ptr<const program> produce(const kernel_key& key, bool use_disk);
+  std::shared_ptr<const program> obtain(const kernel_key& key, const program* stale, program_origin* origin);
+  std::shared_ptr<const program> produce(const kernel_key& key, bool use_disk, program_origin& origin);
 
   compiler compile_;
   mutable std::mutex mutex_;

@@ -3,12 +3,37 @@
 /// Builds on nothing else in ndcuda; docs/jit.md describes the cache's layout and variables.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
 
 namespace ndcuda::jit {
+
+/// How the JIT made one kernel ready, as a compile listener receives it: once per kernel and
+/// device at its first use there (and per compile() call). NDCUDA_JIT_LOG=1 prints each to stderr.
+struct compile_event {
+  /// Where the kernel came from.
+  enum class origin {
+    memory,    ///< this process had it already (another kernel object, another device)
+    disk,      ///< the disk cache (or a cache filled by ndcuda-precompile)
+    compiled,  ///< NVRTC compiled it now
+  };
+  std::string kernel;       ///< the kernel's name: "nd_sum__...", "saxpy", an elementwise_kernel's name and variant
+  std::string description;  ///< what it computes when known: an elementwise body ("out = nd_add(x0, x1)")
+  std::string target;       ///< what it was built for: "sm_90", or "compute_120" (PTX)
+  origin from = origin::memory;  ///< where it came from
+  double milliseconds = 0;       ///< the time to obtain it: a lookup, a disk load, or the compile
+  std::size_t source_lines = 0;  ///< lines of the generated or given CUDA source
+};
+
+/// Receives every compile_event. Called on the thread that needed the kernel, maybe on several
+/// threads at once; it must not throw (an exception is dropped).
+using compile_listener = std::function<void(const compile_event&)>;
+/// Installs `listener` (an empty one: none, or NDCUDA_JIT_LOG's printer when that is set) and
+/// returns the previous one.
+compile_listener set_compile_listener(compile_listener listener);
 
 /// What the JIT caches hold and did: configuration and counters (jit::status()).
 struct cache_status {
