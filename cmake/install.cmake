@@ -28,6 +28,8 @@ if(NDCUDA_HAS_DIST)
   install(EXPORT ndcudaDistTargets NAMESPACE ndcuda:: DESTINATION ${ndcuda_cmake_dir})
   get_filename_component(ndcuda_nccl_library_dir ${NCCL_LIBRARY} DIRECTORY)
 endif()
+# The JIT's ahead-of-time tool (src/jit/precompile/): fills a deployment's kernel cache with no GPU.
+install(TARGETS ndcuda_precompile RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ndcuda DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/include/ndcuda/version.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ndcuda)
@@ -73,3 +75,24 @@ install(FILES ${PROJECT_BINARY_DIR}/ndcudaConfig.cmake ${PROJECT_BINARY_DIR}/ndc
   ${PROJECT_SOURCE_DIR}/cmake/find_nccl.cmake DESTINATION ${ndcuda_cmake_dir})
 
 include(${PROJECT_SOURCE_DIR}/cmake/pkg_config.cmake)
+
+# Installed libraries and tools without debug info (libndcuda.a is ~94 MB with -g, a few MB
+# without): users link them into optimised programs. NDCUDA_INSTALL_DEBUG_INFO=ON keeps it, for a
+# debug package. The build tree keeps its own, so ndcuda's tests and debuggers still see it.
+option(NDCUDA_INSTALL_DEBUG_INFO "Install ndcuda's libraries and tools with their debug info" OFF)
+if(NOT NDCUDA_INSTALL_DEBUG_INFO AND CMAKE_STRIP)
+  install(CODE "
+    set(ndcuda_installed \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX})
+    file(GLOB ndcuda_binaries
+      \${ndcuda_installed}/${CMAKE_INSTALL_LIBDIR}/libndcuda*.a
+      \${ndcuda_installed}/${CMAKE_INSTALL_LIBDIR}/libndcuda*.so*
+      \${ndcuda_installed}/${CMAKE_INSTALL_BINDIR}/ndcuda-precompile)
+    foreach(binary \${ndcuda_binaries})
+      if(NOT IS_SYMLINK \${binary})
+        execute_process(COMMAND ${CMAKE_STRIP} --strip-debug \${binary} RESULT_VARIABLE rc)
+        if(NOT rc EQUAL 0)
+          message(FATAL_ERROR \"ndcuda: stripping the debug info of \${binary} failed\")
+        endif()
+      endif()
+    endforeach()")
+endif()
