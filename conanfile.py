@@ -37,6 +37,7 @@ class NdcudaConan(ConanFile):
 
     def generate(self):
         toolchain = CMakeToolchain(self)
+        toolchain.user_presets_path = False  # no CMakeUserPresets.json in the source tree
         toolchain.cache_variables["NDCUDA_BUILD_TESTS"] = False
         toolchain.cache_variables["NDCUDA_BUILD_EXAMPLES"] = False
         toolchain.cache_variables["NDCUDA_BUILD_BENCHMARKS"] = False

@@ -22,9 +22,11 @@ function(conan what)
   set(out "${out}${err}" PARENT_SCOPE)
 endfunction()
 conan("profile detect" profile detect --force)
-conan("export-pkg" export-pkg ${SOURCE} -s build_type=${BUILD_TYPE})
+conan("export-pkg" export-pkg ${SOURCE} -s build_type=${BUILD_TYPE} --test-folder=)  # tested below, from a copy
 unset(ENV{NDCUDA_CONAN_PREBUILT})
-conan("test" test ${SOURCE}/test_package ndcuda/${VERSION} -s build_type=${BUILD_TYPE})
+# A copy, so that its build folder is made under WORK rather than in the source tree.
+file(COPY ${SOURCE}/test_package DESTINATION ${WORK})
+conan("test" test ${WORK}/test_package ndcuda/${VERSION} -s build_type=${BUILD_TYPE})
 if(NOT out MATCHES "test_package: ndcuda ${VERSION}")
   message(FATAL_ERROR "the test_package program did not print its version line")
 endif()
