@@ -60,8 +60,8 @@ bool open_record(recorder& r) {
     return false;
   }
   r.fd = std::move(fd);
-  return st.st_size != 0 || ::write(r.fd.get(), record_header.data(), record_header.size()) ==
-                                static_cast<ssize_t>(record_header.size());
+  return st.st_size != 0 ||
+         ::write(r.fd.get(), record_header.data(), record_header.size()) == static_cast<ssize_t>(record_header.size());
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
 // The kernel record's format (jit/kernel_record.hpp): encoding a key, and reading a file of them
 // back with every length checked against what is left. Apart from recording (kernel_record.cpp) so
 // that the parser links without NVRTC: tests/fuzz/kernel_record_fuzz.cpp fuzzes it.
-#include "jit/kernel_record.hpp"
-
 #include <charconv>
 #include <ndcuda/core/error.hpp>
 #include <set>
 
 #include "core/untrusted_files.hpp"
+#include "jit/kernel_record.hpp"
 
 namespace ndcuda::jit::detail {
 namespace {
@@ -110,9 +109,10 @@ std::string encode_record(const kernel_key& key) {
 
 std::vector<kernel_key> decode_records(std::string_view text) {
   if (!text.starts_with(record_header)) {
-    throw compile_error("not an ndcuda kernel record: the file does not start with \"ndcuda-jit-record 1\" "
-                        "(write records with NDCUDA_JIT_RECORD=<file>)",
-                        "", "");
+    throw compile_error(
+        "not an ndcuda kernel record: the file does not start with \"ndcuda-jit-record 1\" "
+        "(write records with NDCUDA_JIT_RECORD=<file>)",
+        "", "");
   }
   field_reader reader(text.substr(record_header.size()));
   std::vector<kernel_key> keys;

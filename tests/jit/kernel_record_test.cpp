@@ -1,6 +1,8 @@
 // The JIT's visible side (issue 40): compile events for a listener, and the kernel record that
 // ndcuda-precompile reads. The record round trip through real processes is the CTest
 // jit/PrecompiledKernelsAreNeverCompiledAgain (tests/jit_precompile/).
+#include "jit/kernel_record.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "jit/compile_events.hpp"
-#include "jit/kernel_record.hpp"
 #include "jit/program_cache.hpp"
 #include "jit_support.hpp"
 

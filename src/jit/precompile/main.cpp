@@ -143,8 +143,9 @@ int main(int argc, char** argv) {
       }
     }
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    std::printf("ndcuda-precompile: %zu recorded kernels: %d compiled, %d already cached, %d skipped, into %s (%.1f s)\n",
-                keys.size(), compiled, present, skipped, config.directory.c_str(), took.count());
+    std::printf(
+        "ndcuda-precompile: %zu recorded kernels: %d compiled, %d already cached, %d skipped, into %s (%.1f s)\n",
+        keys.size(), compiled, present, skipped, config.directory.c_str(), took.count());
     return skipped == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ndcuda-precompile: %s\n", e.what());
