@@ -37,7 +37,9 @@ void print_event(const compile_event& e) {
   line += ", " + std::to_string(e.source_lines) + " source lines";
   if (!e.description.empty()) {
     constexpr std::size_t shown = 160;
-    line += ": " + e.description.substr(0, shown) + (e.description.size() > shown ? "..." : "");
+    std::string body = e.description.substr(0, shown) + (e.description.size() > shown ? "..." : "");
+    std::replace(body.begin(), body.end(), '\n', ' ');  // a body of several statements, on one line
+    line += ": " + body;
   }
   line += '\n';
   std::fputs(line.c_str(), stderr);
@@ -51,7 +53,6 @@ bool log_requested() {
 struct listener_slot {
   std::mutex mutex;
   compile_listener listener;
-  bool any = false;  // a listener is set
 };
 
 listener_slot& slot() {
@@ -59,7 +60,6 @@ listener_slot& slot() {
     auto* made = new listener_slot;  // leaked: kernels may be resolved from static destructors
     if (log_requested()) {
       made->listener = print_event;
-      made->any = true;
     }
     return made;
   }();
@@ -93,7 +93,7 @@ std::shared_ptr<const program> observed_get(program_cache& cache, const kernel_k
   compile_listener listener;
   {
     std::lock_guard lock(s.mutex);
-    if (!s.any) {
+    if (!s.listener) {
       return found;
     }
     listener = s.listener;
@@ -119,7 +119,6 @@ compile_listener set_compile_listener(compile_listener listener) {
   std::lock_guard lock(s.mutex);
   compile_listener previous = std::move(s.listener);
   s.listener = listener ? std::move(listener) : (detail::log_requested() ? detail::print_event : compile_listener{});
-  s.any = static_cast<bool>(s.listener);
   return previous;
 }
 
