@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <map>
 #include <ndcuda/core/error.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     jd::disk_cache cache(config);
 
     const std::vector<jd::kernel_key> keys = read_keys(o.records);
-    std::map<std::string, int> done;  // canonical keys already handled (two records may repeat one)
+    std::set<std::string> done;  // canonical keys already handled (two records may repeat one)
     int compiled = 0;
     int present = 0;
     int skipped = 0;
@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
       }
       for (const auto& target : targets) {
         const jd::kernel_key key = jd::retarget(recorded, target);
-        if (!done.emplace(key.canonical(), 0).second) {
+        if (!done.insert(key.canonical()).second) {
           continue;
         }
         if (cache.load(key)) {
