@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -13,7 +12,6 @@
 #include <new>
 #include <optional>
 #include <set>
-#include <system_error>
 
 #include "core/untrusted_files.hpp"
 #include "interop/crc32.hpp"
@@ -43,10 +41,6 @@ constexpr std::uint16_t flag_utf8 = 0x800;
 
 std::string quoted(const std::filesystem::path& path) {
   return "'" + path.string() + "'";
-}
-
-std::string system_message() {
-  return std::error_code(errno, std::generic_category()).message();
 }
 
 void put16(std::string& out, std::uint64_t v) {
