@@ -76,15 +76,17 @@ file_descriptor::~file_descriptor() {
   }
 }
 
-std::optional<regular_file> open_regular_file(const std::filesystem::path& path, std::uint64_t max_bytes,
-                                              bool follow_links, file_problem& problem) {
-  const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW);
-  file_descriptor fd(::open(path.c_str(), flags));
+namespace {
+
+// open(2) with `flags`, then fstat: a regular file, or nothing and the reason.
+std::optional<std::pair<file_descriptor, struct stat>> open_regular(const std::filesystem::path& path, int flags,
+                                                                    mode_t mode, file_problem& problem) {
+  file_descriptor fd(::open(path.c_str(), flags, mode));
   if (fd.get() < 0) {
     const int error = errno;
     fail(problem, error,
-         error == ELOOP && !follow_links ? std::string("it is a symbolic link")
-                                         : "it cannot be opened: " + errno_text(error));
+         error == ELOOP && (flags & O_NOFOLLOW) != 0 ? std::string("it is a symbolic link")
+                                                     : "it cannot be opened: " + errno_text(error));
     return std::nullopt;
   }
   struct stat info {};
@@ -96,7 +98,28 @@ std::optional<regular_file> open_regular_file(const std::filesystem::path& path,
     fail(problem, 0, "it is " + kind_of(info.st_mode) + ", not a regular file");
     return std::nullopt;
   }
-  const auto size = static_cast<std::uint64_t>(info.st_size);
+  return std::make_pair(std::move(fd), info);
+}
+
+}  // namespace
+
+std::optional<regular_file> open_append_file(const std::filesystem::path& path, mode_t mode, file_problem& problem) {
+  auto opened = open_regular(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode, problem);
+  if (!opened) {
+    return std::nullopt;
+  }
+  return regular_file{std::move(opened->first), static_cast<std::uint64_t>(opened->second.st_size)};
+}
+
+std::optional<regular_file> open_regular_file(const std::filesystem::path& path, std::uint64_t max_bytes,
+                                              bool follow_links, file_problem& problem) {
+  const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW);
+  auto opened = open_regular(path, flags, 0, problem);
+  if (!opened) {
+    return std::nullopt;
+  }
+  file_descriptor fd = std::move(opened->first);
+  const auto size = static_cast<std::uint64_t>(opened->second.st_size);
   if (size > max_bytes) {
     fail(problem, 0,
          "it holds " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) + " expected");

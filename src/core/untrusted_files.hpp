@@ -65,6 +65,13 @@ struct file_problem {
 [[nodiscard]] std::optional<std::string> read_regular_file(const std::filesystem::path& path, std::uint64_t max_bytes,
                                                            bool follow_links, file_problem& problem);
 
+/// Opens `path` for appending, creating it with `mode` (less the umask) when missing: O_APPEND |
+/// O_NOFOLLOW | O_NONBLOCK, then fstat refuses anything but a regular file. `size` is its size at
+/// open. For a log several processes append whole records to (one write each), where a temporary
+/// renamed into place would lose the others' records.
+[[nodiscard]] std::optional<regular_file> open_append_file(const std::filesystem::path& path, mode_t mode,
+                                                           file_problem& problem);
+
 /// Whether `path` (links followed) is a regular file, without opening it: for a path handed to
 /// another library (dlopen, a compiler's include folder), which would block on a FIFO.
 [[nodiscard]] bool is_regular_file(const std::filesystem::path& path, file_problem& problem);

@@ -2,8 +2,6 @@
 // The record's format is in kernel_record_format.cpp.
 #include "jit/kernel_record.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -45,22 +43,17 @@ void give_up(recorder& r, const std::string& why, int error_number) {
                               "; kernels are no longer recorded. Name a regular file you may write");
 }
 
-// Opens the record for appending (never through a link, never a FIFO or device) and writes its
-// header when it is new.
+// Opens the record for appending through the untrusted-files helper (never through a link, never
+// a FIFO or device) and writes its header when it is new.
 bool open_record(recorder& r) {
-  constexpr int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-  ndcuda::detail::file_descriptor fd(::open(r.path.c_str(), flags, 0644));
-  if (fd.get() < 0) {
-    give_up(r, "cannot open it", errno);
+  ndcuda::detail::file_problem problem;
+  auto file = ndcuda::detail::open_append_file(r.path, 0644, problem);
+  if (!file) {
+    give_up(r, problem.why, 0);
     return false;
   }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    give_up(r, "it is not a regular file", 0);
-    return false;
-  }
-  r.fd = std::move(fd);
-  return st.st_size != 0 ||
+  r.fd = std::move(file->fd);
+  return file->size != 0 ||
          ::write(r.fd.get(), record_header.data(), record_header.size()) == static_cast<ssize_t>(record_header.size());
 }
 

@@ -65,6 +65,33 @@ TEST_F(UntrustedFiles, ReadsRefuseFifosFoldersDevicesAndOversizedFilesAtOnce) {
   EXPECT_NE(problem.why.find("symbolic link"), std::string::npos) << problem.why;
 }
 
+TEST_F(UntrustedFiles, AppendsCreateOrExtendARegularFileAndRefuseLinksFifosAndFolders) {
+  file_problem problem;
+  const fs::path log = dir_ / "kernels.rec";
+  auto created = nd::detail::open_append_file(log, 0644, problem);
+  ASSERT_TRUE(created) << problem.why;
+  EXPECT_EQ(created->size, 0U);
+  ASSERT_EQ(::write(created->fd.get(), "first\n", 6), 6);
+  created.reset();
+  auto again = nd::detail::open_append_file(log, 0644, problem);
+  ASSERT_TRUE(again) << problem.why;
+  EXPECT_EQ(again->size, 6U);
+  ASSERT_EQ(::write(again->fd.get(), "second\n", 7), 7);
+  again.reset();
+  EXPECT_EQ(file_text(log), "first\nsecond\n");  // appended, not replaced
+
+  const fs::path victim = dir_ / "victim.txt";
+  write_file(victim, "keep");
+  fs::create_symlink(victim, dir_ / "planted.rec");
+  EXPECT_FALSE(nd::detail::open_append_file(dir_ / "planted.rec", 0644, problem));
+  EXPECT_NE(problem.why.find("symbolic link"), std::string::npos) << problem.why;
+  EXPECT_EQ(file_text(victim), "keep");
+  const fs::path fifo = dir_ / "planted.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(nd::detail::open_append_file(fifo, 0644, problem));  // returns at once, no reader needed
+  EXPECT_FALSE(nd::detail::open_append_file(dir_, 0644, problem));
+}
+
 TEST_F(UntrustedFiles, ReplacingWritesNeverFollowAPlantedLinkOrOpenAFifo) {
   const fs::path victim = dir_ / "victim";
   write_file(victim, "precious");
