@@ -1,8 +1,10 @@
 # Record -> precompile -> check, each a fresh process (tests/CMakeLists.txt):
 #   PROBE (tests/jit_precompile/probe.cpp), PRECOMPILE (ndcuda-precompile), WORK (a scratch folder).
 # 1. The probe builds its kernels with the disk cache off and NDCUDA_JIT_RECORD on.
-# 2. ndcuda-precompile fills an empty cache folder from the record: for the recorded targets, then
-#    for sm_80 and sm_90 (all already there: nothing compiled the second time).
+# 2. ndcuda-precompile fills an empty cache folder from the record for the recorded targets; a
+#    second run finds them all there and compiles nothing. Then it adds sm_80 and sm_90 (on a GPU
+#    machine the record also holds the GPU's own kernels, which sm_80 has not seen yet), and once
+#    more: nothing compiled.
 # 3. The probe builds the same kernels from that folder with NDCUDA_JIT_LOG=1: nothing compiled,
 #    and the log names each kernel as found in the disk cache.
 file(REMOVE_RECURSE ${WORK})
@@ -30,10 +32,16 @@ run("precompile (recorded targets)" ${PRECOMPILE} --record ${record} --cache ${c
 if(NOT out MATCHES "kernels: [1-9][0-9]* compiled, 0 already cached, 0 skipped")
   message(FATAL_ERROR "the first precompile compiled nothing")
 endif()
+function(expect_nothing_compiled what)
+  if(NOT out MATCHES " 0 compiled, [1-9][0-9]* already cached, 0 skipped")
+    message(FATAL_ERROR "${what} compiled again what was cached")
+  endif()
+endfunction()
+run("precompile again" ${PRECOMPILE} --record ${record} --cache ${cache})
+expect_nothing_compiled("the second precompile")
 run("precompile (sm_80, sm_90)" ${PRECOMPILE} --record ${record} --cache ${cache} --arch 80 --arch 90)
-if(NOT out MATCHES " 0 compiled, [1-9][0-9]* already cached")
-  message(FATAL_ERROR "the second precompile compiled again what the first had cached")
-endif()
+run("precompile (sm_80, sm_90) again" ${PRECOMPILE} --record ${record} --cache ${cache} --arch 80 --arch 90)
+expect_nothing_compiled("the second sm_80/sm_90 precompile")
 
 run("check" ${CMAKE_COMMAND} -E env NDCUDA_CACHE_DIR=${cache} NDCUDA_JIT_LOG=1 NDCUDA_JIT_RECORD= ${PROBE} check)
 if(NOT err MATCHES "ndcuda jit: probe_scale for sm_90: disk cache" OR
