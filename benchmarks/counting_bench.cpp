@@ -2,7 +2,9 @@
 // 256 bins (per-block shared counters; the length read on the host included, as in CuPy), a
 // 256-bin histogram of 2^26 floats with a given range, and topk(k=1000) of 2^26 float32 (a radix
 // select: a few histogram passes, then only the k candidates are sorted), plus a batched topk.
-// benchmarks/cupy/counting_cupy.py measures the same cases with CuPy.
+// np.add.at into 256 bins and into k-means' (16, 16) centres, and a weighted bincount, at 2^24
+// values beside a D2D copy of 2^24 floats. benchmarks/cupy/counting_cupy.py measures the same
+// cases with CuPy.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
@@ -93,6 +95,43 @@ void BM_topk_rows_float32(benchmark::State& state) {
   counters(state, 65536 * 1024, sizeof(float));
 }
 
+// np.add.at(a, idx, v): 2^n float32 values into 256 float32 bins (int32 indices). Bytes: the
+// values and the indices read once. Target (issue 39): within 2x of a D2D copy of the values.
+void BM_add_at_256_bins_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto idx = random_bins(n, 256);
+  const auto v = random_floats(n);
+  auto a = nd::zeros<float>({256});
+  timed(state, a.stream(), [&] { nd::add_at(a, idx, v); });
+  counters(state, n, sizeof(float) + sizeof(std::int32_t));
+}
+
+// k-means' centre update as NumPy writes it: np.add.at(centres, labels, points) with centres
+// (16, 16) float32, labels int64 and points (n / 16, 16) float32. Items: the n point values.
+void BM_add_at_kmeans_centres(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const nd::index_t d = 16;
+  const auto labels = random_bins(n / d, 16).astype<std::int64_t>();
+  const auto points = random_floats(n).reshape({n / d, d});
+  auto centres = nd::zeros<float>({16, d});
+  timed(state, centres.stream(), [&] { nd::add_at(centres, labels, points); });
+  state.SetItemsProcessed(state.iterations() * n);
+  state.SetBytesProcessed(state.iterations() * (n * 4 + n / d * 8));
+  nd::bench::guard_bandwidth(state);
+}
+
+// np.bincount(x, weights, minlength=256): 2^n int32 bins, float32 weights, float64 sums.
+void BM_bincount_weighted_float32(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t n = state.range(0);
+  const auto x = random_bins(n, 256);
+  const auto w = random_floats(n);
+  timed(state, x.stream(), [&] { keep(nd::bincount(x, w, nd::size(256))); });
+  counters(state, n, sizeof(float) + sizeof(std::int32_t));
+}
+
 // The workaround topk replaces: a full sort, then the last k.
 void BM_sort_then_slice_float32(benchmark::State& state) {
   if (!have_gpu(state)) return;
@@ -111,3 +150,7 @@ BENCHMARK(BM_histogram_float32)->Arg(1 << 26)->UseManualTime();
 BENCHMARK(BM_topk_float32)->Arg(1 << 26)->UseManualTime();
 BENCHMARK(BM_topk_rows_float32)->UseManualTime();
 BENCHMARK(BM_sort_then_slice_float32)->Arg(1 << 26)->UseManualTime();
+BENCHMARK(BM_memcpy_d2d)->Arg(1 << 24)->UseManualTime();
+BENCHMARK(BM_add_at_256_bins_float32)->Arg(1 << 24)->UseManualTime();
+BENCHMARK(BM_add_at_kmeans_centres)->Arg(1 << 24)->UseManualTime();
+BENCHMARK(BM_bincount_weighted_float32)->Arg(1 << 24)->UseManualTime();

@@ -245,6 +245,44 @@ __device__ __forceinline__ void atomic_combine<op_subtract, complex<double>>(com
   atomicAdd(d + 1, -v.imag());
 }
 
+// np.add.at into a small dense destination (k-means' centres, a few hundred bins): each block adds
+// its share of the values into its own copy of the destination in shared memory, where atomics on
+// a few hot addresses are cheap, and writes that copy to partials[block]. Nothing is written to
+// dst, so the host can still refuse an out-of-range index (p.error) before add_partials folds the
+// copies in. A copy starts at -0.0, the identity of IEEE addition: an element no index names
+// stays bit for bit what it was (0.0 would turn -0.0 into 0.0).
+template <class T, int NDIM, int NIDX>
+__global__ void add_private(params p, const T* values, long long lo, long long span, T* partials) {
+  extern __shared__ double ndcuda_private_bins[];
+  T* bins = reinterpret_cast<T*>(ndcuda_private_bins);
+  for (long long b = threadIdx.x; b < span; b += blockDim.x) {
+    bins[b] = T(-0.0);
+  }
+  __syncthreads();
+  for (long long r = blockIdx.x * 1ll * blockDim.x + threadIdx.x; r < p.n; r += 1ll * gridDim.x * blockDim.x) {
+    const long long off = source_offset<NDIM, NIDX>(p, r);
+    if (off >= 0) {
+      atomic_combine<op_add>(bins + (off - lo), values[r]);
+    }
+  }
+  __syncthreads();
+  for (long long b = threadIdx.x; b < span; b += blockDim.x) {
+    partials[blockIdx.x * span + b] = bins[b];
+  }
+}
+
+// dst[b] += the sum of every block's partials[k * span + b] (one thread per element, in block order).
+template <class T>
+__global__ void add_partials(const T* partials, int blocks, long long span, T* dst) {
+  for (long long b = blockIdx.x * 1ll * blockDim.x + threadIdx.x; b < span; b += 1ll * gridDim.x * blockDim.x) {
+    T sum = partials[b];
+    for (int k = 1; k < blocks; ++k) {
+      sum += partials[k * span + b];
+    }
+    dst[b] += sum;
+  }
+}
+
 // dst[offsets[j]] = dst[...] OP values[j] for every j, repeated offsets included.
 template <class T, int OP>
 __global__ void accumulate(const long long* offsets, long long n, const T* values, T* dst) {

@@ -9,12 +9,21 @@ timed as argpartition followed by sorting the k values (what a CuPy user writes)
     python3 benchmarks/cupy/counting_cupy.py [--repeat 20]
 """
 import cupy as cp
+import cupyx
 
 from cupy_timing import emit, memcpy_d2d_ms, start, timed
 
 
 def report(name, n, bytes_per_item, ms):
     emit(name, n, n * bytes_per_item, ms)
+
+
+def add_at(a, idx, v):
+    """np.add.at as a CuPy user writes it: cp.add.at where this CuPy has it, else cupyx.scatter_add."""
+    if hasattr(cp.add, "at"):
+        cp.add.at(a, idx, v)
+    else:
+        cupyx.scatter_add(a, idx, v)
 
 
 def topk(a, k):
@@ -41,6 +50,19 @@ def main():
     report("topk_float32", n, 4, timed(lambda: topk(a, 1000), args.repeat))
     report("sort_then_slice_float32", n, 4, timed(lambda: cp.sort(a)[n - 1000:].copy(), args.repeat))
     del a
+
+    n = 1 << 24
+    report("memcpy_d2d", n, 8, memcpy_d2d_ms(n, args.repeat))
+    idx = rng.integers(0, 256, n, dtype=cp.int32)
+    v = rng.uniform(-1, 1, n, dtype=cp.float32)
+    bins = cp.zeros(256, cp.float32)
+    report("add_at_256_bins_float32", n, 8, timed(lambda: add_at(bins, idx, v), args.repeat))
+    report("bincount_weighted_float32", n, 8, timed(lambda: cp.bincount(idx, v, minlength=256), args.repeat))
+    labels = rng.integers(0, 16, n // 16, dtype=cp.int64)
+    points = v.reshape(n // 16, 16)
+    centres = cp.zeros((16, 16), cp.float32)
+    report("add_at_kmeans_centres", n, 4.5, timed(lambda: add_at(centres, labels, points), args.repeat))
+    del idx, v, labels, points
 
     m = rng.uniform(-1, 1, (65536, 1024), dtype=cp.float32)
 

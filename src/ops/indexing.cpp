@@ -221,6 +221,38 @@ char* base_of(const erased_array& a) {
   return static_cast<char*>(a.base);
 }
 
+// add_at into a small dense destination with many values per element (k-means' centres: 2^24
+// values into 256): per-block copies in shared memory (kernels/indexing.cuh, add_private), then
+// one pass that adds them into dst. No offsets buffer, and global atomics on a few hot addresses
+// become shared ones. false when the destination is too large or sparse, or the dtype has no
+// hardware atomic add; the caller then takes the general path.
+bool add_privately(const prepared& pr, const index_plan& plan, std::span<const erased_array> arrays,
+                   const erased_array& dst, const void* values, const stream& s) {
+  constexpr index_t max_private_bytes = 32 * 1024;  // with several blocks per SM
+  constexpr index_t min_values_per_element = 16;    // fewer: plain atomics rarely collide
+  const dtype t = dst.type;
+  const bool native = t == dtype::float32 || t == dtype::float64 || t == dtype::int32 || t == dtype::uint32 ||
+                      t == dtype::int64 || t == dtype::uint64;
+  const index_t span = dst.size();
+  const index_t bytes = span * static_cast<index_t>(itemsize(t));
+  if (!native || span == 0 || bytes > max_private_bytes || pr.p.n < min_values_per_element * span ||
+      !is_c_contiguous(dst.layout.shape, dst.layout.strides)) {
+    return false;
+  }
+  const std::string type(cuda_type_name(t));
+  const raw_kernel& k = kernel("ndcuda::indexing::add_private<" + type + ", " + dims_args(plan) + ">");
+  const launch_config config = k.occupancy_config(static_cast<std::size_t>(pr.p.n), s, static_cast<std::size_t>(bytes));
+  const auto blocks = static_cast<index_t>(config.grid.x);
+  void* partials = nullptr;
+  const auto owner =
+      allocate_buffer(checked_bytes(checked_mul(blocks, span, "add_at's per-block copies"), itemsize(t)), s, &partials);
+  k.launch(config, s, pr.p, values, static_cast<long long>(dst.layout.offset), static_cast<long long>(span), partials);
+  report_out_of_range(pr, plan, arrays, s);  // dst is still untouched
+  launch("ndcuda::indexing::add_partials<" + type + ">", span, s, static_cast<const void*>(partials),
+         static_cast<int>(blocks), static_cast<long long>(span), dst.data());
+  return true;
+}
+
 }  // namespace
 
 void gather_into(const erased_array& src, const index_plan& plan, std::span<const erased_array> arrays, void* out,
@@ -281,6 +313,9 @@ void accumulate_into(accumulate_op op, const erased_array& dst, const index_plan
     return;
   }
   const prepared pr = prepare(dst, plan, arrays, s);
+  if (op == accumulate_op::add && add_privately(pr, plan, arrays, dst, values, s)) {
+    return;
+  }
   long long* offsets = nullptr;
   const auto offsets_owner = compute_offsets(pr, plan, dst, s, &offsets);
   report_out_of_range(pr, plan, arrays, s);  // before any update, as in scatter_into
@@ -309,6 +344,8 @@ void compile_indexing_kernels(compute_capability cc) {
     }
   }
   kernel("ndcuda::indexing::accumulate<ndcuda::complex<float>, 2>").compile(cc);
+  kernel("ndcuda::indexing::add_private<float, 2, 1>").compile(cc);
+  kernel("ndcuda::indexing::add_partials<long long>").compile(cc);
   kernel("ndcuda::indexing::accumulate<ndcuda::complex<double>, 1>").compile(cc);
 }
 

@@ -6,6 +6,7 @@
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
+#include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/expr/operand_array.hpp>
 #include <ndcuda/ops/detail/index_arguments.hpp>
 #include <ndcuda/ops/detail/indexing_entry.hpp>
@@ -29,7 +30,19 @@ void accumulate_at(accumulate_op op, const indexed<E>& target, const V& v) {
     throw shape_error("shape mismatch: value array of shape " + detail::index_shape_text(x.shape()) +
                       " could not be broadcast to indexing result of shape " + detail::index_shape_text(r.plan.shape));
   }
-  const ndarray<E> values = x.on_stream(a.stream()).broadcast_to(r.plan.shape).template astype<E>();
+  order_after(a.stream(), x.stream());
+  // The kernels read one E per result element in C order: values already laid out so are read
+  // where they are (add_at of 2^24 floats would otherwise copy them first).
+  ndarray<E> values;
+  if constexpr (std::is_same_v<typename decltype(x)::value_type, E>) {
+    if (x.shape() == r.plan.shape && x.is_contiguous()) {
+      values = x.on_stream(a.stream());
+      retain_for_capture(a.stream(), x.owner());
+    }
+  }
+  if (values.size() != shape_size(r.plan.shape)) {
+    values = x.on_stream(a.stream()).broadcast_to(r.plan.shape).template astype<E>();
+  }
   accumulate_into(op, erase(a), r.plan, r.arrays, values.data(), a.stream());
 }
 template <class E, class V>
