@@ -8,12 +8,34 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/untrusted_files.hpp"
 
 namespace ndcuda::detail::nvml {
+
+#if NDCUDA_HAVE_NVML_H
+// The entry points as dlsym hands them over must have nvml.h's prototypes.
+static_assert(std::is_same_v<decltype(api::init_v2), decltype(&::nvmlInit_v2)>);
+static_assert(std::is_same_v<decltype(api::shutdown), decltype(&::nvmlShutdown)>);
+static_assert(std::is_same_v<decltype(api::error_string), decltype(&::nvmlErrorString)>);
+static_assert(std::is_same_v<decltype(api::device_get_count_v2), decltype(&::nvmlDeviceGetCount_v2)>);
+static_assert(std::is_same_v<decltype(api::device_get_handle_by_index_v2), decltype(&::nvmlDeviceGetHandleByIndex_v2)>);
+static_assert(std::is_same_v<decltype(api::device_get_handle_by_uuid), decltype(&::nvmlDeviceGetHandleByUUID)>);
+static_assert(std::is_same_v<decltype(api::device_get_uuid), decltype(&::nvmlDeviceGetUUID)>);
+static_assert(std::is_same_v<decltype(api::device_get_name), decltype(&::nvmlDeviceGetName)>);
+static_assert(std::is_same_v<decltype(api::device_get_memory_info), decltype(&::nvmlDeviceGetMemoryInfo)>);
+static_assert(std::is_same_v<decltype(api::device_get_compute_running_processes_v3),
+                             decltype(&::nvmlDeviceGetComputeRunningProcesses_v3)>);
+static_assert(std::is_same_v<decltype(api::device_get_mig_mode), decltype(&::nvmlDeviceGetMigMode)>);
+static_assert(
+    std::is_same_v<decltype(api::device_get_max_mig_device_count), decltype(&::nvmlDeviceGetMaxMigDeviceCount)>);
+static_assert(std::is_same_v<decltype(api::device_get_mig_device_handle_by_index),
+                             decltype(&::nvmlDeviceGetMigDeviceHandleByIndex)>);
+#endif
+
 namespace {
 
 constexpr const char* default_library = "libnvidia-ml.so.1";

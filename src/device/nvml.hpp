@@ -1,6 +1,13 @@
 // Internal: NVML, opened with dlopen at run time, for what can be learned without a CUDA context.
-// The few NVML types used are declared here (stable C ABI), so no nvml.h is needed to build.
+// Its types come from the toolkit's <nvml.h> when CMake found one (NDCUDA_HAVE_NVML_H), else from
+// device/nvml_fallback.hpp; either way nothing links against libnvidia-ml.
 #pragma once
+
+#if NDCUDA_HAVE_NVML_H
+#include <nvml.h>
+#else
+#include "device/nvml_fallback.hpp"
+#endif
 
 #include <memory>
 #include <ndcuda/device/visible_devices.hpp>
@@ -10,29 +17,31 @@
 
 namespace ndcuda::detail::nvml {
 
-using return_t = int;                    // nvmlReturn_t
-using device_t = struct opaque_device*;  // nvmlDevice_t
-
-struct memory_t {  // nvmlMemory_t
-  unsigned long long total;
-  unsigned long long free;
-  unsigned long long used;
-};
-
-struct process_info_t {  // nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v3 fills it
-  unsigned int pid;
-  unsigned long long used_gpu_memory;
-  unsigned int gpu_instance_id;
-  unsigned int compute_instance_id;
-};
-
-inline constexpr return_t success = 0;
-inline constexpr return_t error_not_supported = 3;
-inline constexpr return_t error_not_found = 6;
-inline constexpr return_t error_insufficient_size = 7;
-inline constexpr unsigned int device_mig_enable = 1;  // NVML_DEVICE_MIG_ENABLE
-inline constexpr unsigned int uuid_buffer_size = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE
-inline constexpr unsigned int name_buffer_size = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+#if NDCUDA_HAVE_NVML_H
+using return_t = nvmlReturn_t;
+using device_t = nvmlDevice_t;
+using memory_t = nvmlMemory_t;
+using process_info_t = nvmlProcessInfo_t;
+inline constexpr return_t success = NVML_SUCCESS;
+inline constexpr return_t error_not_supported = NVML_ERROR_NOT_SUPPORTED;
+inline constexpr return_t error_not_found = NVML_ERROR_NOT_FOUND;
+inline constexpr return_t error_insufficient_size = NVML_ERROR_INSUFFICIENT_SIZE;
+inline constexpr unsigned int device_mig_enable = NVML_DEVICE_MIG_ENABLE;
+inline constexpr unsigned int uuid_buffer_size = NVML_DEVICE_UUID_V2_BUFFER_SIZE;
+inline constexpr unsigned int name_buffer_size = NVML_DEVICE_NAME_V2_BUFFER_SIZE;
+#else
+using fallback::device_mig_enable;
+using fallback::device_t;
+using fallback::error_insufficient_size;
+using fallback::error_not_found;
+using fallback::error_not_supported;
+using fallback::memory_t;
+using fallback::name_buffer_size;
+using fallback::process_info_t;
+using fallback::return_t;
+using fallback::success;
+using fallback::uuid_buffer_size;
+#endif
 
 /// The entry points. The ones marked optional are null when this NVML predates them.
 struct api {

@@ -120,7 +120,7 @@ int has_context_somewhere() {
     }
     std::vector<ndcuda::detail::nvml::process_info_t> infos(16);
     auto count = static_cast<unsigned int>(infos.size());
-    ndcuda::detail::nvml::return_t rc = 0;
+    ndcuda::detail::nvml::return_t rc = ndcuda::detail::nvml::success;
     while ((rc = nvml->device_get_compute_running_processes_v3(device, &count, infos.data())) ==
            ndcuda::detail::nvml::error_insufficient_size) {
       infos.resize(count + 16);  // more processes than room: NVML said how many

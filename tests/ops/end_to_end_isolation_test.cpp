@@ -96,7 +96,7 @@ std::optional<bool> holds_memory_on(int index) {
   }
   std::vector<nd::detail::nvml::process_info_t> infos(32);
   auto count = static_cast<unsigned int>(infos.size());
-  nd::detail::nvml::return_t rc = 0;
+  nd::detail::nvml::return_t rc = nd::detail::nvml::success;
   while ((rc = nvml->device_get_compute_running_processes_v3(handle, &count, infos.data())) ==
          nd::detail::nvml::error_insufficient_size) {
     infos.resize(count + 16);
