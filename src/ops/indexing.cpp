@@ -228,8 +228,8 @@ char* base_of(const erased_array& a) {
 // hardware atomic add; the caller then takes the general path.
 bool add_privately(const prepared& pr, const index_plan& plan, std::span<const erased_array> arrays,
                    const erased_array& dst, const void* values, const stream& s) {
-  constexpr index_t max_private_bytes = 32 * 1024;  // with several blocks per SM
-  constexpr index_t min_values_per_element = 16;    // fewer: plain atomics rarely collide
+  constexpr index_t max_private_bytes = index_t{32} * 1024;  // with several blocks per SM
+  constexpr index_t min_values_per_element = 16;             // fewer: plain atomics rarely collide
   const dtype t = dst.type;
   const bool native = t == dtype::float32 || t == dtype::float64 || t == dtype::int32 || t == dtype::uint32 ||
                       t == dtype::int64 || t == dtype::uint64;
