@@ -9,11 +9,13 @@
 #include <ndcuda/ndcuda.hpp>
 #include <vector>
 
+#include "support/bench_inputs.hpp"
 #include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
 using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
+using nd::bench::counters;
 using nd::bench::have_gpu;
 using nd::bench::keep;
 using nd::bench::timed;
@@ -21,13 +23,6 @@ using nd::bench::timed;
 namespace {
 
 constexpr nd::index_t side = 8192;
-
-// Items and bytes per second, then the bandwidth guard (support/gpu_timing.hpp).
-void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
-  state.SetItemsProcessed(state.iterations() * n);
-  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
-  nd::bench::guard_bandwidth(state);
-}
 
 // np.concatenate of 8 arrays of 2^25 floats along axis 0 (the result allocated from the pool).
 void BM_concatenate_axis0(benchmark::State& state) {

@@ -12,43 +12,20 @@
 #include <random>
 #include <vector>
 
+#include "support/bench_inputs.hpp"
 #include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
 using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
+using nd::bench::counters;
 using nd::bench::have_gpu;
 using nd::bench::keep;
+using nd::bench::random_bins;
+using nd::bench::random_floats;
 using nd::bench::timed;
 
 namespace {
-
-nd::ndarray<float> random_floats(nd::index_t n) {
-  std::vector<float> host(static_cast<std::size_t>(n));
-  std::mt19937 g(12345);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  for (float& x : host) {
-    x = u(g);
-  }
-  return nd::asarray(host);
-}
-
-nd::ndarray<std::int32_t> random_bins(nd::index_t n, std::int32_t bins) {
-  std::vector<std::int32_t> host(static_cast<std::size_t>(n));
-  std::mt19937 g(12345);
-  std::uniform_int_distribution<std::int32_t> u(0, bins - 1);
-  for (auto& x : host) {
-    x = u(g);
-  }
-  return nd::asarray(host);
-}
-
-// Items and bytes per second, then the bandwidth guard (support/gpu_timing.hpp).
-void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
-  state.SetItemsProcessed(state.iterations() * n);
-  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
-  nd::bench::guard_bandwidth(state);
-}
 
 // np.bincount(x) of n int32 in [0, 256): min and max read on the host for the length, then one
 // counting pass. Bytes: the input read once.

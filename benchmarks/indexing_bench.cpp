@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "support/bench_inputs.hpp"
 #include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
@@ -18,19 +19,10 @@ using nd::bench::check;
 using nd::bench::guard_bandwidth;
 using nd::bench::have_gpu;
 using nd::bench::keep;
+using nd::bench::random_floats;
 using nd::bench::timed;
 
 namespace {
-
-nd::ndarray<float> random_floats(nd::index_t n) {
-  std::vector<float> host(static_cast<std::size_t>(n));
-  std::mt19937 g(12345);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  for (float& x : host) {
-    x = u(g);
-  }
-  return nd::asarray(host);
-}
 
 // a(mask) with mask = a > 0 (half true), the mask made beforehand. Bytes: 4 + 1 read per element,
 // 4 written per selected element (n / 2).

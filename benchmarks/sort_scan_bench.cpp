@@ -14,34 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "support/bench_inputs.hpp"
 #include "support/gpu_timing.hpp"
 
 namespace nd = ndcuda;
 using nd::bench::BM_memcpy_d2d;
 using nd::bench::check;
+using nd::bench::counters;
 using nd::bench::have_gpu;
 using nd::bench::keep;
+using nd::bench::random_floats;
 using nd::bench::timed;
 
 namespace {
-
-// Uniform random floats in [-1, 1), made on the host once per size.
-nd::ndarray<float> random_floats(nd::index_t n) {
-  std::vector<float> host(static_cast<std::size_t>(n));
-  std::mt19937 g(12345);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  for (float& x : host) {
-    x = u(g);
-  }
-  return nd::asarray(host);
-}
-
-// Items and bytes per second, then the bandwidth guard (support/gpu_timing.hpp).
-void counters(benchmark::State& state, nd::index_t n, std::size_t bytes_per_item) {
-  state.SetItemsProcessed(state.iterations() * n);
-  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(bytes_per_item));
-  nd::bench::guard_bandwidth(state);
-}
 
 // np.sort of n random floats into a new array (allocation from the pool included, as in CuPy).
 // Bytes: the input read and the output written once (the radix passes move more).
