@@ -123,6 +123,34 @@ void BM_sum_axis1(benchmark::State& state) {
   state.SetLabel("sum(a, 1), 16384^2 float32; target >= 4000 GB/s, CuPy 4530");
 }
 
+// sum(a, 1) of 2^24 floats in rows of range(0) elements: the short rows that decide between a
+// thread and a warp per output (src/jit/reduction_plan.cpp, reduce_short_row_limit). Beside the
+// D2D copy of 2^24 floats in the same run.
+void BM_sum_short_rows(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const nd::index_t row = state.range(0);
+  const auto a = random_matrix({(nd::index_t{1} << 24) / row, row});
+  timed(
+      state, a.stream(), [&] { keep(nd::eval(nd::sum(a, 1))); }, steady_calls);
+  bytes_per_second(state, static_cast<double>(a.nbytes()));
+}
+
+// k-means' distances as NumPy writes them: ((x[:, None, :] - c[None]) ** 2).sum(2) for 2^20 x 16
+// points and 16 centres (16M outputs of 16 elements, x read once per centre from cache).
+void BM_kmeans_distances(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto x = random_matrix({nd::index_t{1} << 20, 16});
+  const auto c = random_matrix({16, 16});
+  timed(
+      state, x.stream(),
+      [&] {
+        const auto diff = x(nd::all, nd::newaxis, nd::all) - c(nd::newaxis, nd::all, nd::all);
+        keep(nd::eval(nd::sum(diff * diff, 2)));
+      },
+      steady_calls);
+  bytes_per_second(state, static_cast<double>(x.nbytes()) * 2);  // x read, d2 (as many floats) written
+}
+
 void BM_sum_product_axis1(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const auto a = random_matrix({16384, 16384});
@@ -224,6 +252,8 @@ BENCHMARK(BM_sum_rows_new_array)->UseManualTime()->Unit(benchmark::kMicrosecond)
 BENCHMARK(BM_sum_rows_into)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_product_axis1)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_short_rows)->Arg(4)->Arg(8)->Arg(16)->Arg(32)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_kmeans_distances)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_argmax_full)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_memcpy_d2d)
     ->Arg(nd::index_t{1} << 24)

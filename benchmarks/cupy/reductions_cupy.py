@@ -49,6 +49,17 @@ def main():
     fused = cp.fuse(sum_of_product)
     report("fused sum(a * b, 1) 16384^2", timed(lambda: fused(mat, mat2)), 2 * mat.nbytes)
     report("argmax(a) 2^28", timed(lambda: cp.argmax(big)), big.nbytes)
+    for row in (4, 8, 16, 32):  # BM_sum_short_rows
+        short = big[: 1 << 24].reshape(-1, row)
+        report(f"sum(a, 1) 2^24 in rows of {row}", timed(lambda: cp.sum(short, 1)), short.nbytes)
+    points = big[: 1 << 24].reshape(-1, 16)  # BM_kmeans_distances
+    centres = big[:256].reshape(16, 16)
+
+    def distances():
+        diff = points[:, None, :] - centres[None, :, :]
+        return (diff * diff).sum(2)
+
+    report("k-means distances 2^20 x 16, K 16", timed(distances), 2 * points.nbytes)
 
     # Cold first call: a reduction kernel never compiled in this process nor on disk.
     small = cp.arange(4096 * 1024, dtype=cp.float32).reshape(4096, 1024)
