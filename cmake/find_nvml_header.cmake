@@ -11,3 +11,13 @@ if(ndcuda_python3)
   endif()
 endif()
 find_path(NDCUDA_NVML_INCLUDE_DIR nvml.h HINTS ${ndcuda_nvml_hints} DOC "Folder holding NVML's nvml.h")
+
+# ndcuda_use_nvml_header(<source>...): those files (the ones that include src/device/nvml.hpp, in the
+# library and in its tests alike, so both agree on NVML's types) see nvml.h as a system header and
+# NDCUDA_HAVE_NVML_H. Nothing when no nvml.h was found.
+function(ndcuda_use_nvml_header)
+  if(NDCUDA_NVML_INCLUDE_DIR)
+    set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_DEFINITIONS NDCUDA_HAVE_NVML_H=1)
+    set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_OPTIONS -isystem ${NDCUDA_NVML_INCLUDE_DIR})
+  endif()
+endfunction()

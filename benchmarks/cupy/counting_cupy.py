@@ -9,21 +9,12 @@ timed as argpartition followed by sorting the k values (what a CuPy user writes)
     python3 benchmarks/cupy/counting_cupy.py [--repeat 20]
 """
 import cupy as cp
-import cupyx
 
-from cupy_timing import emit, memcpy_d2d_ms, start, timed
+from cupy_timing import add_at, emit, memcpy_d2d_ms, start, timed
 
 
 def report(name, n, bytes_per_item, ms):
     emit(name, n, n * bytes_per_item, ms)
-
-
-def add_at(a, idx, v):
-    """np.add.at as a CuPy user writes it: cp.add.at where this CuPy has it, else cupyx.scatter_add."""
-    if hasattr(cp.add, "at"):
-        cp.add.at(a, idx, v)
-    else:
-        cupyx.scatter_add(a, idx, v)
 
 
 def topk(a, k):

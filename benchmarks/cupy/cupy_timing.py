@@ -30,6 +30,15 @@ def memcpy_d2d_ms(n, repeat=20):
                                                      cp.cuda.get_current_stream().ptr), repeat)
 
 
+def add_at(a, idx, v):
+    """np.add.at as a CuPy user writes it: cp.add.at where this CuPy has it, else cupyx.scatter_add."""
+    if hasattr(cp.add, "at"):
+        cp.add.at(a, idx, v)
+    else:
+        import cupyx  # noqa: PLC0415 (only CuPy versions without ufunc.at need it)
+        cupyx.scatter_add(a, idx, v)
+
+
 emit = bench_records.emit  # emit(name, n, total_bytes, ms): one case, printed and kept for --json
 
 

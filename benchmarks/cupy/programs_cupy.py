@@ -12,18 +12,10 @@ CUDA events after a warm-up and printed as JSON lines. Run on the GPU:
 """
 import numpy as np
 import cupy as cp
-import cupyx
 
-from cupy_timing import emit, memcpy_d2d_ms, start, timed
+from cupy_timing import add_at, emit, memcpy_d2d_ms, start, timed
 
 POINTS, DIMS, K, ITERATIONS = 1 << 20, 16, 16, 20
-
-
-def add_at(a, idx, v):
-    if hasattr(cp.add, "at"):
-        cp.add.at(a, idx, v)
-    else:
-        cupyx.scatter_add(a, idx, v)
 
 
 def kmeans_data():
