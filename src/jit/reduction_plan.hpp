@@ -22,7 +22,7 @@ inline constexpr index_t reduce_warp_row_limit = 1024;
 /// (fewer would leave most of each warp idle).
 inline constexpr index_t reduce_min_columns = 32;
 /// Reduced extents up to which a reduction with many outputs takes a thread per output.
-inline constexpr index_t reduce_short_row_limit = 8;
+inline constexpr index_t reduce_short_row_limit = 16;
 
 enum class reduce_strategy : std::uint8_t {
   rows,     ///< a warp or block per output, threads along the reduced elements
