@@ -57,6 +57,12 @@ if ((gpus >= 2)); then
 else
   unexpected=$(grep -v 'MultiGpu' <<<"$skipped" || true)
 fi
+# The Conan package test needs the conan tool, not a GPU: its skip on a machine without conan (the
+# GPU machines have none and no network to install it) is reported, not failed.
+if ! command -v conan >/dev/null 2>&1 && grep -q 'install/conan_package' <<<"$unexpected"; then
+  echo "gpu-check: install/conan_package skipped: conan is not installed here (not a GPU test)"
+  unexpected=$(grep -v 'install/conan_package' <<<"$unexpected" || true)
+fi
 status=0
 if ((ctest_rc != 0)); then
   echo "gpu-check: FAILED (ctest exit code $ctest_rc)"
