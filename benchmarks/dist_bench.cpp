@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <ndcuda/dist.hpp>
+#include <ndcuda/dist/linalg.hpp>
+#include <ndcuda/dist/sorting.hpp>
 #include <ndcuda/ndcuda.hpp>
 #include <vector>
 
@@ -97,6 +99,44 @@ void BM_SumOneGpu(benchmark::State& state) {
 }
 BENCHMARK(BM_SumOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime();
 
+// The deterministic sums (issue 38): the same bits on any GPU count, at what cost beside the rows
+// above (target: at most 10% over the default sum).
+void BM_SumDeterministicDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::index_t n = elements_per_gpu() * ranks();
+  const auto a = dist::full<float>({n}, 1.0F, comm());
+  comm().synchronize();
+  host_timed(state, [&] {
+    const auto s = dist::sum(a, nd::deterministic);
+    comm().synchronize();
+    keep(s);
+  });
+  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
+  state.counters["gpus"] = ranks();
+  guard_bandwidth(state, ranks());
+}
+BENCHMARK(BM_SumDeterministicDistributed)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+void BM_SumDeterministicOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::index_t n = elements_per_gpu() * ranks();
+  const nd::stream& s = comm().stream(0);
+  const auto a = nd::full<float>({n}, 1.0F, s);
+  sync_one(s);
+  host_timed(state, [&] {
+    const auto r = nd::sum(a, nd::deterministic);
+    sync_one(s);
+    keep(r);
+  });
+  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
+  guard_bandwidth(state);
+}
+BENCHMARK(BM_SumDeterministicOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime();
+
 // ---- elementwise (in place, so the same memory fits as for the sum) ----------------------------
 
 void BM_ElementwiseDistributed(benchmark::State& state) {
@@ -174,6 +214,164 @@ void BM_NormalFillOneGpu(benchmark::State& state) {
   guard_bandwidth(state);
 }
 BENCHMARK(BM_NormalFillOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+// ---- products: dist::matmul of NDCUDA_DIST_BENCH_MATMUL (default 16384) square float32, TF32 off --
+// A by rows times B replicated (no communication) and both sharded along the contracted axis (a
+// partial product per GPU, then an all-reduce of the whole result), beside nd::matmul on one GPU.
+
+nd::index_t matmul_extent() {
+  const char* env = std::getenv("NDCUDA_DIST_BENCH_MATMUL");
+  return env != nullptr ? std::atoll(env) : 16384;
+}
+
+void set_flops(benchmark::State& state, nd::index_t n) {
+  state.counters["TFLOPs"] = benchmark::Counter(2.0 * double(n) * double(n) * double(n) * 1e-12 *
+                                                    double(state.iterations()),
+                                                benchmark::Counter::kIsRate);
+}
+
+void matmul_distributed(benchmark::State& state, int a_axis, int b_axis) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::index_t n = matmul_extent();
+  const auto spec = [](int axis) { return axis < 0 ? dist::sharding::replicated() : dist::sharding::block(axis); };
+  const auto a = dist::full<float>({n, n}, 0.5F, comm(), spec(a_axis));
+  const auto b = dist::full<float>({n, n}, 0.25F, comm(), spec(b_axis));
+  comm().synchronize();
+  host_timed(state, [&] {
+    const auto c = dist::matmul(a, b);
+    comm().synchronize();
+    keep(c);
+  });
+  set_flops(state, n);
+  state.counters["gpus"] = ranks();
+}
+
+void BM_MatmulRowsTimesReplicated(benchmark::State& state) { matmul_distributed(state, 0, -1); }
+BENCHMARK(BM_MatmulRowsTimesReplicated)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_MatmulContracted(benchmark::State& state) { matmul_distributed(state, 1, 0); }
+BENCHMARK(BM_MatmulContracted)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_MatmulOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::index_t n = matmul_extent();
+  const nd::stream& s = comm().stream(0);
+  const auto a = nd::full<float>({n, n}, 0.5F, s);
+  const auto b = nd::full<float>({n, n}, 0.25F, s);
+  auto c = nd::empty<float>({n, n}, s);
+  sync_one(s);
+  host_timed(state, [&] {
+    c(nd::ellipsis) = nd::matmul(a, b);
+    sync_one(s);
+  });
+  set_flops(state, n);
+}
+BENCHMARK(BM_MatmulOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+// ---- sort: dist::sort of 2^30 float32 keys (NDCUDA_DIST_BENCH_SORT_LOG2) beside nd::sort on one
+// GPU and a raw NCCL all-to-all of the same bytes in equal pieces (the sample sort's exchange).
+
+nd::index_t sort_keys() {
+  const char* env = std::getenv("NDCUDA_DIST_BENCH_SORT_LOG2");
+  return nd::index_t{1} << (env != nullptr ? std::atoi(env) : 30);
+}
+
+void BM_SortDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(7);
+  const auto x = dist::distribute(g.random<float>({sort_keys()}), comm(), 0);
+  comm().synchronize();
+  host_timed(state, [&] {
+    const auto sorted = dist::sort(x);
+    comm().synchronize();
+    keep(sorted);
+  });
+  state.SetItemsProcessed(state.iterations() * sort_keys());
+  state.counters["gpus"] = ranks();
+}
+BENCHMARK(BM_SortDistributed)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_SortOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(7);
+  const nd::stream& s = comm().stream(0);
+  const nd::ndarray<float> x = g.random<float>({sort_keys()}, s);
+  sync_one(s);
+  host_timed(state, [&] {
+    const auto sorted = nd::sort(x, 0, s);
+    sync_one(s);
+    keep(sorted);
+  });
+  state.SetItemsProcessed(state.iterations() * sort_keys());
+}
+BENCHMARK(BM_SortOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_AllToAllRawNccl(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const int n = ranks();
+  const std::size_t piece = static_cast<std::size_t>(sort_keys()) / static_cast<std::size_t>(n * n);
+  std::vector<int> devices;
+  for (int i = 0; i < n; ++i) {
+    devices.push_back(i);
+  }
+  std::vector<ncclComm_t> comms(static_cast<std::size_t>(n));
+  std::vector<cudaStream_t> streams(static_cast<std::size_t>(n));
+  std::vector<float*> send(static_cast<std::size_t>(n));
+  std::vector<float*> receive(static_cast<std::size_t>(n));
+  {
+    const nd::device_guard g(0);
+    if (ncclCommInitAll(comms.data(), n, devices.data()) != ncclSuccess) {
+      state.SkipWithError("ncclCommInitAll failed");
+      return;
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    const nd::device_guard g(i);
+    const auto k = static_cast<std::size_t>(i);
+    cudaStreamCreateWithFlags(&streams[k], cudaStreamNonBlocking);
+    cudaMalloc(&send[k], piece * static_cast<std::size_t>(n) * sizeof(float));
+    cudaMalloc(&receive[k], piece * static_cast<std::size_t>(n) * sizeof(float));
+    cudaDeviceSynchronize();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    ncclGroupStart();
+    for (int i = 0; i < n; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      for (int j = 0; j < n; ++j) {
+        const std::size_t at = static_cast<std::size_t>(j) * piece;
+        ncclSend(send[k] + at, piece, ncclFloat32, j, comms[k], streams[k]);
+        ncclRecv(receive[k] + at, piece, ncclFloat32, j, comms[k], streams[k]);
+      }
+    }
+    ncclGroupEnd();
+    for (int i = 0; i < n; ++i) {
+      const nd::device_guard g(i);
+      cudaStreamSynchronize(streams[static_cast<std::size_t>(i)]);
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  state.counters["ms_per_exchange"] = seconds / double(state.iterations()) * 1e3;
+  for (int i = 0; i < n; ++i) {
+    const nd::device_guard g(i);
+    const auto k = static_cast<std::size_t>(i);
+    cudaFree(send[k]);
+    cudaFree(receive[k]);
+    cudaStreamDestroy(streams[k]);
+    ncclCommDestroy(comms[k]);
+  }
+}
+BENCHMARK(BM_AllToAllRawNccl)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
 
 // ---- all-reduce bus bandwidth -------------------------------------------------------------------
 

@@ -68,6 +68,17 @@ void BM_sum_full(benchmark::State& state) {
   state.SetLabel("sum(a), 2^28 float32; target >= 4300 GB/s, CuPy 4443");
 }
 
+// The fixed-order sum of nd::deterministic on the same input: its cost beside BM_sum_full (issue 38
+// asks at most 10%).
+void BM_sum_full_deterministic(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto a = random_matrix({nd::index_t{1} << 28});
+  timed(
+      state, a.stream(), [&] { keep(nd::sum(a, nd::deterministic)); }, steady_calls);
+  bytes_per_second(state, static_cast<double>(a.nbytes()));
+  state.SetLabel("sum(a, nd::deterministic), 2^28 float32; beside BM_sum_full");
+}
+
 // sum(a) over the bandwidth sweep (tools/plot_bandwidth.py): one call per timing, as the CuPy and
 // PyTorch sweeps time theirs. The result is bound to an ndarray, so a lazy sum is evaluated.
 void BM_sum_sweep(benchmark::State& state) {
@@ -245,6 +256,7 @@ void BM_layer_norm_numpy_spelled(benchmark::State& state) {
 
 BENCHMARK(BM_memcpy_d2d)->Arg(nd::index_t{1} << 28)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_full)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_full_deterministic)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_sweep)->Apply(nd::bench::bandwidth_sweep)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_full_single_call)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_axis0)->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -5,9 +5,11 @@
 
 #include <ndcuda/dist/communicator.hpp>
 #include <ndcuda/dist/creation.hpp>
+#include <ndcuda/dist/deterministic.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/dist/expression.hpp>
 #include <ndcuda/dist/movement.hpp>
 #include <ndcuda/dist/random.hpp>
 #include <ndcuda/dist/reductions.hpp>
 #include <ndcuda/dist/sharding.hpp>
+#include <ndcuda/dist/sorting.hpp>

@@ -41,6 +41,7 @@
 #include <ndcuda/ops/closeness.hpp>
 #include <ndcuda/ops/counting.hpp>
 #include <ndcuda/ops/creation_functions.hpp>
+#include <ndcuda/ops/deterministic.hpp>
 #include <ndcuda/ops/differences.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/float_parts.hpp>
