@@ -225,9 +225,8 @@ nd::index_t matmul_extent() {
 }
 
 void set_flops(benchmark::State& state, nd::index_t n) {
-  state.counters["TFLOPs"] = benchmark::Counter(2.0 * double(n) * double(n) * double(n) * 1e-12 *
-                                                    double(state.iterations()),
-                                                benchmark::Counter::kIsRate);
+  state.counters["TFLOPs"] = benchmark::Counter(
+      2.0 * double(n) * double(n) * double(n) * 1e-12 * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 void matmul_distributed(benchmark::State& state, int a_axis, int b_axis) {
@@ -248,10 +247,14 @@ void matmul_distributed(benchmark::State& state, int a_axis, int b_axis) {
   state.counters["gpus"] = ranks();
 }
 
-void BM_MatmulRowsTimesReplicated(benchmark::State& state) { matmul_distributed(state, 0, -1); }
+void BM_MatmulRowsTimesReplicated(benchmark::State& state) {
+  matmul_distributed(state, 0, -1);
+}
 BENCHMARK(BM_MatmulRowsTimesReplicated)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
 
-void BM_MatmulContracted(benchmark::State& state) { matmul_distributed(state, 1, 0); }
+void BM_MatmulContracted(benchmark::State& state) {
+  matmul_distributed(state, 1, 0);
+}
 BENCHMARK(BM_MatmulContracted)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
 
 void BM_MatmulOneGpu(benchmark::State& state) {

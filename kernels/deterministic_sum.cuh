@@ -51,8 +51,7 @@ __device__ double fixed_order_sum(const T* x, long long len) {
 
 // out[k] = the fixed-order sum of x[k * block_elements, min((k + 1) * block_elements, n)).
 template <class T>
-__global__ void __launch_bounds__(threads) block_sums(const T* x, long long n, long long block_elements,
-                                                       double* out) {
+__global__ void __launch_bounds__(threads) block_sums(const T* x, long long n, long long block_elements, double* out) {
   const long long blocks = (n + block_elements - 1) / block_elements;
   for (long long k = blockIdx.x; k < blocks; k += gridDim.x) {
     const long long begin = k * block_elements;

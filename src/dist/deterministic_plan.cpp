@@ -5,7 +5,9 @@
 namespace ndcuda::dist::detail {
 namespace {
 
-index_t round_up(index_t v, index_t block) { return (v + block - 1) / block * block; }
+index_t round_up(index_t v, index_t block) {
+  return (v + block - 1) / block * block;
+}
 
 /// The rank holding global element `pos` (ranges are in order and cover [0, n)).
 int owner_of(const std::vector<fragment>& ranges, index_t pos) {

@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* source_text = R"(#include "ndcuda/deterministic_sum.cuh"
 )";
-constexpr unsigned threads = 256;             // kernels/deterministic_sum.cuh's `threads`
+constexpr unsigned threads = 256;               // kernels/deterministic_sum.cuh's `threads`
 constexpr index_t max_grid = index_t{1} << 20;  // blocks loop over the rest
 
 const raw_kernel& kernel(const std::string& name) {
@@ -55,8 +55,7 @@ void deterministic_block_sums(dtype t, const void* x, index_t n, double* out, co
   k.launch(config, s, x, static_cast<long long>(n), static_cast<long long>(deterministic_block), out);
 }
 
-void deterministic_total(const double* partials, index_t count, double divisor, dtype t, void* out,
-                         const stream& s) {
+void deterministic_total(const double* partials, index_t count, double divisor, dtype t, void* out, const stream& s) {
   const raw_kernel& k = kernel("ndcuda::deterministic::total<" + value_type(t) + ">");
   launch_config config;
   config.block = dim3(threads);

@@ -187,7 +187,7 @@ TEST(ReductionPlan, ManyShortRowsAreColumns) {
   // an H200, docs/performance.md); 17 is past the limit.
   EXPECT_EQ(plan_dense({1 << 20, 16}, {false, true}).strategy, jd::reduce_strategy::columns);
   EXPECT_EQ(plan_dense({1 << 20, 17}, {false, true}).strategy, jd::reduce_strategy::rows);
-  EXPECT_EQ(plan_dense({16, 2}, {false, true}).strategy, jd::reduce_strategy::rows);       // too few outputs
+  EXPECT_EQ(plan_dense({16, 2}, {false, true}).strategy, jd::reduce_strategy::rows);  // too few outputs
 }
 
 TEST(ReductionPlan, FullReductionCollapsesToOneDenseRow) {

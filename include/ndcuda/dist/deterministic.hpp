@@ -104,7 +104,8 @@ distributed_array<T> deterministic_reduce(const distributed_array<T>& x, bool me
       }
       const deterministic_share theirs = share_of(n, ranges, q, block);
       if (share.blocks > 0) {
-        block_sums.push_back({l, q, true, all + share.first_block, static_cast<std::size_t>(share.blocks) * sizeof(double)});
+        block_sums.push_back(
+            {l, q, true, all + share.first_block, static_cast<std::size_t>(share.blocks) * sizeof(double)});
       }
       if (theirs.blocks > 0) {
         block_sums.push_back(

@@ -8,7 +8,8 @@
 /// | rows (axis -2) | replicated | its rows of the product | none | rows |
 /// | replicated | columns (axis -1) | its columns | none | columns |
 /// | a batch axis | replicated (any batch) or the same batch axis | its batches | none | that batch axis |
-/// | the contracted axis (-1) | the contracted axis (-2) | a partial product over its slice of K | all-reduce | replicated |
+/// | the contracted axis (-1) | the contracted axis (-2) | a partial product over its slice of K | all-reduce |
+/// replicated |
 ///
 /// Any other pair throws shape_error naming both shardings and what to reshard. `out` asks for
 /// another result sharding (a reshard after the product). Not included by <ndcuda/dist.hpp>, as
@@ -16,10 +17,10 @@
 /// Builds on dist/{distributed_array,reductions}.hpp and linalg/matmul_expr.hpp.
 #pragma once
 
-#include <optional>
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/dist/reductions.hpp>
-#include <ndcuda/linalg.hpp>
+#include <ndcuda/linalg/matmul_expr.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -111,7 +111,7 @@ std::vector<ndarray<R>> all_to_all(const std::vector<ndarray<R>>& pieces, const 
 /// keys keep their order, as np.argsort(kind="stable")).
 template <array_element T>
 std::pair<std::vector<ndarray<T>>, std::vector<ndarray<std::int64_t>>> sample_sort(const distributed_array<T>& x,
-                                                                                      bool positions) {
+                                                                                   bool positions) {
   const communicator& comm = x.comm();
   const int p = comm.size();
   const index_t n = x.size();
