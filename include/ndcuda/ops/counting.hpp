@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <ndcuda/core/detail/dependent_type.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/counting_support.hpp>
@@ -159,9 +160,10 @@ histogram_result<C, F> finish_histogram(const ndarray<std::int64_t>& idx, const 
   }
   if (o.density) {
     // NumPy: n / db / n.sum() with db = diff(edges) as float64.
-    const ndarray<double> n = o.weights ? sums : counts.template astype<double>();
-    const ndarray<double> e = edges.template astype<double>();
-    const ndarray<double> db = e(slice(1, none)) - e(slice(none, -1));
+    using D = dependent_t<double, C>;  // instantiated with the template, not in every includer
+    const ndarray<D> n = o.weights ? sums : counts.template astype<double>();
+    const ndarray<D> e = edges.template astype<double>();
+    const ndarray<D> db = e(slice(1, none)) - e(slice(none, -1));
     ndarray<C> h = (n / db / sum(n)).template astype<C>();  // C is float64 whenever density is given
     return {h, edges};
   } else if constexpr (std::is_same_v<C, std::int64_t>) {
@@ -252,14 +254,18 @@ template <array_operand X, array_operand Y, class... O>
   detail::check_bin_count(bins[1], "histogram2d's y edges");
   const bin_range rx = detail::outer_edges_dd(a, ranges ? std::optional(ranges->at(0)) : std::nullopt);
   const bin_range ry = detail::outer_edges_dd(b, ranges ? std::optional(ranges->at(1)) : std::nullopt);
-  const ndarray<double> ex = detail::equal_edges(rx, bins[0], a.stream());
-  const ndarray<double> ey = detail::equal_edges(ry, bins[1], a.stream());
+  // Locals in types that depend on X: their expressions are instantiated with the template, not in
+  // every translation unit that includes this header (core/detail/dependent_type.hpp).
+  using I = detail::dependent_t<std::int64_t, X>;
+  using F = detail::dependent_t<double, X>;
+  const ndarray<F> ex = detail::equal_edges(rx, bins[0], a.stream());
+  const ndarray<F> ey = detail::equal_edges(ry, bins[1], a.stream());
   detail::check_histogram_weights(a, o);
-  const ndarray<std::int64_t> ix = detail::bin_indices(a, ex);
+  const ndarray<I> ix = detail::bin_indices(a, ex);
   detail::order_after(a.stream(), b.stream());
-  const ndarray<std::int64_t> iy = detail::bin_indices(b.on_stream(a.stream()), ey);
+  const ndarray<I> iy = detail::bin_indices(b.on_stream(a.stream()), ey);
   const ndarray<std::int64_t> flat = where((ix >= 0) & (iy >= 0), ix * bins[1] + iy, std::int64_t{-1});
-  ndarray<double> h = zeros<double>({nbins}, a.stream());
+  ndarray<F> h = zeros<double>({nbins}, a.stream());
   ndarray<std::int64_t> counts;
   if (o.weights) {
     detail::bincount_into(dtype::int64, flat.data(), flat.size(), o.weights->data(), nbins, nullptr, h.data(),
@@ -271,8 +277,8 @@ template <array_operand X, array_operand Y, class... O>
   }
   h = h.reshape({bins[0], bins[1]});
   if (o.density) {
-    const ndarray<double> dx = ndarray<double>(ex(slice(1, none)) - ex(slice(none, -1))).reshape({bins[0], 1});
-    const ndarray<double> dy = ndarray<double>(ey(slice(1, none)) - ey(slice(none, -1))).reshape({1, bins[1]});
+    const ndarray<F> dx = ndarray<F>(ex(slice(1, none)) - ex(slice(none, -1))).reshape({bins[0], 1});
+    const ndarray<F> dy = ndarray<F>(ey(slice(1, none)) - ey(slice(none, -1))).reshape({1, bins[1]});
     h = h / dx / dy / sum(h);
   }
   return {h, ex, ey};

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ndcuda/core/checked_size.hpp>
+#include <ndcuda/core/detail/dependent_type.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/detail/counting_kernels.hpp>
 #include <ndcuda/ops/elementwise.hpp>
@@ -272,7 +273,7 @@ ndarray<double> checked_edges(const ndarray<E>& edges) {
   }
   refuse_in_capture(edges.stream(), "histogram with bin edges",
                     "it checks that the edges increase; pass a bin count and nd::bin_range instead");
-  const ndarray<double> e = edges.template astype<double>();
+  const ndarray<dependent_t<double, E>> e = edges.template astype<double>();  // see dependent_t
   const index_t n = e.size();
   if (any(e(slice(none, n - 1)) > e(slice(1, none))).item()) {
     throw value_error("`bins` must increase monotonically, when an array");

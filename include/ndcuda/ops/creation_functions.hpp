@@ -12,6 +12,7 @@
 #include <complex>
 #include <cstddef>
 #include <ndcuda/array/creation.hpp>
+#include <ndcuda/core/detail/dependent_type.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
 #include <ndcuda/ops/functions.hpp>
@@ -133,8 +134,9 @@ ndarray<E> linspace(const ndarray<A>& start, const ndarray<B>& stop, index_t num
   detail::require_real_creation<E>();
   detail::check_num(num);
   const stream st = s ? *s : start.stream();
-  const ndarray<double> lo = start.template astype<double>();
-  const ndarray<double> hi = stop.template astype<double>();
+  using F = detail::dependent_t<double, E>;  // instantiated with the template, not in every includer
+  const ndarray<F> lo = start.template astype<double>();
+  const ndarray<F> hi = stop.template astype<double>();
   const shape_t base = broadcast_shapes(lo.shape(), hi.shape());
   const auto ndim = static_cast<index_t>(base.size()) + 1;
   if (axis < -ndim || axis >= ndim) {
@@ -143,12 +145,12 @@ ndarray<E> linspace(const ndarray<A>& start, const ndarray<B>& stop, index_t num
   }
   shape_t seq_shape(base.size() + 1, 1);
   seq_shape[0] = num;
-  const ndarray<double> seq = arange<double>(0.0, static_cast<double>(num), 1.0, st).reshape(seq_shape);
-  const ndarray<double> delta = hi - lo;
+  const ndarray<F> seq = arange<double>(0.0, static_cast<double>(num), 1.0, st).reshape(seq_shape);
+  const ndarray<F> delta = hi - lo;
   const index_t div = endpoint ? num - 1 : num;
   ndarray<double> y;
   if (div > 0) {
-    const ndarray<double> step = delta / static_cast<double>(div);
+    const ndarray<F> step = delta / static_cast<double>(div);
     // NumPy divides the sequence first where a step underflows to 0, so tiny intervals keep their values.
     if (step.size() > 0 && any(step == 0.0).item()) {
       y = (seq / static_cast<double>(div)) * delta + lo;
@@ -175,7 +177,7 @@ ndarray<E> logspace(double start, double stop, index_t num = 50, bool endpoint =
                     std::optional<stream> s = std::nullopt) {
   detail::require_real_creation<E>();
   detail::check_num(num);
-  const ndarray<double> y = linspace<double>(start, stop, num, endpoint, s);
+  const ndarray<detail::dependent_t<double, E>> y = linspace<double>(start, stop, num, endpoint, s);
   return power(base, y).template astype<E>();
 }
 
@@ -202,7 +204,9 @@ ndarray<E> geomspace(double start, double stop, index_t num = 50, bool endpoint 
     const double sign = start < 0 ? -1.0 : (start > 0 ? 1.0 : start);  // NumPy's sign(start) (NaN stays NaN)
     const double lo = start / sign;
     const double hi = stop / sign;
-    ndarray<double> y = power(10.0, linspace<double>(std::log10(lo), std::log10(hi), num, endpoint, s));
+    const ndarray<detail::dependent_t<double, E>> ends =
+        linspace<double>(std::log10(lo), std::log10(hi), num, endpoint, s);
+    ndarray<double> y = power(10.0, ends);
     if (num > 0) {
       y(0) = lo;
       if (num > 1 && endpoint) {
@@ -234,7 +238,7 @@ requires(is_complex(dtype_of<E>)) ndarray<E> geomspace(std::complex<double> star
   // NumPy's linspace in complex128: start + i * (delta / div), or (i / div) * delta when that step is 0.
   const index_t div = endpoint ? num - 1 : num;
   const c128 delta = log_hi - log_lo;
-  const ndarray<double> t = arange<double>(0.0, static_cast<double>(num), 1.0, s);
+  const ndarray<detail::dependent_t<double, E>> t = arange<double>(0.0, static_cast<double>(num), 1.0, s);
   ndarray<c128> y;
   if (div > 0) {
     const c128 step = detail::numpy_divide(delta, c128(static_cast<double>(div)));

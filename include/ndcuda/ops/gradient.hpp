@@ -4,6 +4,7 @@
 /// expressions written into views of the result. Builds on ops/differences.hpp (diff, views along an axis).
 #pragma once
 
+#include <ndcuda/core/detail/dependent_type.hpp>
 #include <ndcuda/ops/differences.hpp>
 #include <variant>
 #include <vector>
@@ -35,8 +36,9 @@ void gradient_uniform(const ndarray<O>& f, const ndarray<O>& out, int ax, double
 }
 
 template <class O>
-void gradient_coordinates(const ndarray<O>& f, const ndarray<O>& out, int ax, const ndarray<double>& x,
+void gradient_coordinates(const ndarray<O>& f, const ndarray<O>& out, int ax, const ndarray<dependent_t<double, O>>& x,
                           int edge_order) {
+  using D = dependent_t<double, O>;  // instantiated with the template, not in every includer
   const index_t n = f.shape()[static_cast<std::size_t>(ax)];
   if (x.ndim() != 1 || x.shape()[0] != n) {
     throw value_error("when 1d, distances must match the length of the corresponding dimension");
@@ -45,10 +47,10 @@ void gradient_coordinates(const ndarray<O>& f, const ndarray<O>& out, int ax, co
   // The distances, shaped to broadcast along `ax` of f.
   shape_t shape(static_cast<std::size_t>(f.ndim()), 1);
   shape[static_cast<std::size_t>(ax)] = n - 1;
-  const ndarray<double> dx = diff(x).reshape(shape);
+  const ndarray<D> dx = diff(x).reshape(shape);
   const auto d = [&](index_t b, index_t e) { return along(dx, ax, slice(b, e)); };
   {
-    const ndarray<double> dx1 = d(0, n - 2), dx2 = d(1, n - 1);
+    const ndarray<D> dx1 = d(0, n - 2), dx2 = d(1, n - 1);
     at(out, 1, n - 1)(ellipsis) = -dx2 / (dx1 * (dx1 + dx2)) * at(f, 0, n - 2) +
                                   (dx2 - dx1) / (dx1 * dx2) * at(f, 1, n - 1) + dx1 / (dx2 * (dx1 + dx2)) * at(f, 2, n);
   }
@@ -57,11 +59,11 @@ void gradient_coordinates(const ndarray<O>& f, const ndarray<O>& out, int ax, co
     at(out, n - 1, n)(ellipsis) = (at(f, n - 1, n) - at(f, n - 2, n - 1)) / d(n - 2, n - 1);
   } else {
     {
-      const ndarray<double> dx1 = d(0, 1), dx2 = d(1, 2);
+      const ndarray<D> dx1 = d(0, 1), dx2 = d(1, 2);
       at(out, 0, 1)(ellipsis) = -(2.0 * dx1 + dx2) / (dx1 * (dx1 + dx2)) * at(f, 0, 1) +
                                 (dx1 + dx2) / (dx1 * dx2) * at(f, 1, 2) - dx1 / (dx2 * (dx1 + dx2)) * at(f, 2, 3);
     }
-    const ndarray<double> dx1 = d(n - 3, n - 2), dx2 = d(n - 2, n - 1);
+    const ndarray<D> dx1 = d(n - 3, n - 2), dx2 = d(n - 2, n - 1);
     at(out, n - 1, n)(ellipsis) = dx2 / (dx1 * (dx1 + dx2)) * at(f, n - 3, n - 2) -
                                   (dx2 + dx1) / (dx1 * dx2) * at(f, n - 2, n - 1) +
                                   (2.0 * dx2 + dx1) / (dx2 * (dx1 + dx2)) * at(f, n - 1, n);

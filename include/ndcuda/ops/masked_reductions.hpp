@@ -6,6 +6,7 @@
 
 #include <limits>
 #include <ndcuda/array/creation.hpp>
+#include <ndcuda/core/detail/dependent_type.hpp>
 #include <ndcuda/expr/evaluate.hpp>
 #include <ndcuda/ops/functions.hpp>
 #include <ndcuda/ops/reduction_call.hpp>
@@ -194,8 +195,9 @@ auto masked_moment(const X& x, const std::optional<std::vector<int>>& axes, cons
   using C = type_of<spec_for<K, D, N>().acc>;  // the accumulator: complex for complex values
   using R = type_of<real_part_of(dtype_of<C>)>;
   constexpr bool nan_skip = K == reduce_kind::nanmean || K == reduce_kind::nanvar || K == reduce_kind::nanstd;
-  const ndarray<bool> m = mask_for(x, *opt.where, reduce_name(K));
-  ndarray<bool> selected = m;
+  using B = dependent_t<bool, X>;  // instantiated with the template, not in every includer
+  const ndarray<B> m = mask_for(x, *opt.where, reduce_name(K));
+  ndarray<B> selected = m;
   if constexpr (nan_skip) {
     selected = m & logical_not(isnan(x));
   }

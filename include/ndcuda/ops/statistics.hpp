@@ -22,7 +22,9 @@ namespace detail {
 /// check reads one bool back (a host wait), only for floating and complex values.
 template <reduce_kind K, class X, class... O>
 ndarray<std::int64_t> nan_arg(const X& x, const std::optional<std::vector<int>>& axes, const O&... o) {
-  ndarray<std::int64_t> r = reduce_with<K, void>(x, axes, o...);
+  // In a type that depends on X: the check below is instantiated with the template, not in every
+  // translation unit that includes this header (core/detail/dependent_type.hpp).
+  ndarray<dependent_t<std::int64_t, X>> r = reduce_with<K, void>(x, axes, o...);
   constexpr dtype t = node_t<const X&>::type();
   if constexpr (is_floating(t) || is_complex(t)) {
     if (r.size() > 0 && reduce<reduce_kind::any, void>(r < 0, std::nullopt, false, nullptr, 0.0).item()) {
