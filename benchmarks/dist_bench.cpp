@@ -61,7 +61,10 @@ void sync_one(const nd::stream& s) {
 
 // ---- sum ----------------------------------------------------------------------------------------
 
-void BM_SumDistributed(benchmark::State& state) {
+// The sum over all GPUs and the same total size on GPU 0, by `reduce` (the default sum or the
+// fixed-order one of nd::deterministic).
+template <class Reduce>
+void sum_distributed(benchmark::State& state, Reduce reduce) {
   if (skip(state)) {
     return;
   }
@@ -69,7 +72,7 @@ void BM_SumDistributed(benchmark::State& state) {
   const auto a = dist::full<float>({n}, 1.0F, comm());
   comm().synchronize();
   host_timed(state, [&] {
-    const auto s = dist::sum(a);  // a distributed_array: every shard reduced, then NCCL all-reduce
+    const auto s = reduce(a);  // every shard reduced, then NCCL combines the partials
     comm().synchronize();
     keep(s);
   });
@@ -77,9 +80,9 @@ void BM_SumDistributed(benchmark::State& state) {
   state.counters["gpus"] = ranks();
   guard_bandwidth(state, ranks());
 }
-BENCHMARK(BM_SumDistributed)->Unit(benchmark::kMillisecond)->UseManualTime();
 
-void BM_SumOneGpu(benchmark::State& state) {
+template <class Reduce>
+void sum_one_gpu(benchmark::State& state, Reduce reduce) {
   if (skip(state)) {
     return;
   }
@@ -88,52 +91,34 @@ void BM_SumOneGpu(benchmark::State& state) {
   const auto a = nd::full<float>({n}, 1.0F, s);
   sync_one(s);
   host_timed(state, [&] {
-    // nd::sum returns a lazy node: binding it to an ndarray runs the reduction (timing the node
-    // alone timed nothing).
-    const nd::ndarray<float> r = nd::sum(a);
+    // Bound to an ndarray, so a lazy sum runs (timing the lazy node alone timed nothing).
+    const nd::ndarray<float> r = reduce(a);
     sync_one(s);
     keep(r);
   });
   state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
   guard_bandwidth(state);
+}
+
+void BM_SumDistributed(benchmark::State& state) {
+  sum_distributed(state, [](const auto& a) { return dist::sum(a); });
+}
+BENCHMARK(BM_SumDistributed)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+void BM_SumOneGpu(benchmark::State& state) {
+  sum_one_gpu(state, [](const auto& a) { return nd::sum(a); });
 }
 BENCHMARK(BM_SumOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 // The deterministic sums (issue 38): the same bits on any GPU count, at what cost beside the rows
 // above (target: at most 10% over the default sum).
 void BM_SumDeterministicDistributed(benchmark::State& state) {
-  if (skip(state)) {
-    return;
-  }
-  const nd::index_t n = elements_per_gpu() * ranks();
-  const auto a = dist::full<float>({n}, 1.0F, comm());
-  comm().synchronize();
-  host_timed(state, [&] {
-    const auto s = dist::sum(a, nd::deterministic);
-    comm().synchronize();
-    keep(s);
-  });
-  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
-  state.counters["gpus"] = ranks();
-  guard_bandwidth(state, ranks());
+  sum_distributed(state, [](const auto& a) { return dist::sum(a, nd::deterministic); });
 }
 BENCHMARK(BM_SumDeterministicDistributed)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 void BM_SumDeterministicOneGpu(benchmark::State& state) {
-  if (skip(state)) {
-    return;
-  }
-  const nd::index_t n = elements_per_gpu() * ranks();
-  const nd::stream& s = comm().stream(0);
-  const auto a = nd::full<float>({n}, 1.0F, s);
-  sync_one(s);
-  host_timed(state, [&] {
-    const auto r = nd::sum(a, nd::deterministic);
-    sync_one(s);
-    keep(r);
-  });
-  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
-  guard_bandwidth(state);
+  sum_one_gpu(state, [](const auto& a) { return nd::sum(a, nd::deterministic); });
 }
 BENCHMARK(BM_SumDeterministicOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime();
 
@@ -275,6 +260,62 @@ void BM_MatmulOneGpu(benchmark::State& state) {
 }
 BENCHMARK(BM_MatmulOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
 
+// A raw NCCL baseline's set-up: one communicator per GPU through ncclCommInitAll, a stream each and
+// `buffers` device buffers of `bytes` each (zeroed), released at the end of the benchmark.
+struct raw_nccl {
+  std::vector<ncclComm_t> comms;
+  std::vector<cudaStream_t> streams;
+  std::vector<std::vector<float*>> buffers;  // [rank][buffer]
+  bool communicators = false;                // ncclCommInitAll succeeded
+  bool ok = false;                           // and every stream and buffer too
+
+  raw_nccl(int n, std::size_t bytes, int count)
+      : comms(static_cast<std::size_t>(n)),
+        streams(static_cast<std::size_t>(n)),
+        buffers(static_cast<std::size_t>(n), std::vector<float*>(static_cast<std::size_t>(count))) {
+    std::vector<int> devices;
+    for (int i = 0; i < n; ++i) {
+      devices.push_back(i);
+    }
+    {
+      const nd::device_guard g(0);
+      communicators = ncclCommInitAll(comms.data(), n, devices.data()) == ncclSuccess;
+      ok = communicators;
+    }
+    for (int i = 0; ok && i < n; ++i) {
+      const nd::device_guard g(i);
+      const auto k = static_cast<std::size_t>(i);
+      ok = cudaStreamCreateWithFlags(&streams[k], cudaStreamNonBlocking) == cudaSuccess;
+      for (float*& b : buffers[k]) {
+        ok = ok && cudaMalloc(&b, bytes) == cudaSuccess && cudaMemset(b, 0, bytes) == cudaSuccess;
+      }
+      ok = ok && cudaDeviceSynchronize() == cudaSuccess;
+    }
+  }
+  raw_nccl(const raw_nccl&) = delete;
+  raw_nccl& operator=(const raw_nccl&) = delete;
+  ~raw_nccl() {
+    for (std::size_t k = 0; k < comms.size(); ++k) {
+      const nd::device_guard g(static_cast<int>(k));
+      for (float* b : buffers[k]) {
+        cudaFree(b);
+      }
+      if (streams[k] != nullptr) {
+        cudaStreamDestroy(streams[k]);
+      }
+      if (communicators) {
+        ncclCommDestroy(comms[k]);
+      }
+    }
+  }
+  void synchronize() const {
+    for (std::size_t k = 0; k < streams.size(); ++k) {
+      const nd::device_guard g(static_cast<int>(k));
+      cudaStreamSynchronize(streams[k]);
+    }
+  }
+};
+
 // ---- sort: dist::sort of 2^30 float32 keys (NDCUDA_DIST_BENCH_SORT_LOG2) beside nd::sort on one
 // GPU and a raw NCCL all-to-all of the same bytes in equal pieces (the sample sort's exchange).
 
@@ -323,56 +364,26 @@ void BM_AllToAllRawNccl(benchmark::State& state) {
   }
   const int n = ranks();
   const std::size_t piece = static_cast<std::size_t>(sort_keys()) / static_cast<std::size_t>(n * n);
-  std::vector<int> devices;
-  for (int i = 0; i < n; ++i) {
-    devices.push_back(i);
-  }
-  std::vector<ncclComm_t> comms(static_cast<std::size_t>(n));
-  std::vector<cudaStream_t> streams(static_cast<std::size_t>(n));
-  std::vector<float*> send(static_cast<std::size_t>(n));
-  std::vector<float*> receive(static_cast<std::size_t>(n));
-  {
-    const nd::device_guard g(0);
-    if (ncclCommInitAll(comms.data(), n, devices.data()) != ncclSuccess) {
-      state.SkipWithError("ncclCommInitAll failed");
-      return;
-    }
-  }
-  for (int i = 0; i < n; ++i) {
-    const nd::device_guard g(i);
-    const auto k = static_cast<std::size_t>(i);
-    cudaStreamCreateWithFlags(&streams[k], cudaStreamNonBlocking);
-    cudaMalloc(&send[k], piece * static_cast<std::size_t>(n) * sizeof(float));
-    cudaMalloc(&receive[k], piece * static_cast<std::size_t>(n) * sizeof(float));
-    cudaDeviceSynchronize();
+  const raw_nccl raw(n, piece * static_cast<std::size_t>(n) * sizeof(float), 2);  // send, receive
+  if (!raw.ok) {
+    state.SkipWithError("NCCL or CUDA set-up failed");
+    return;
   }
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     ncclGroupStart();
-    for (int i = 0; i < n; ++i) {
-      const auto k = static_cast<std::size_t>(i);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(n); ++k) {
       for (int j = 0; j < n; ++j) {
         const std::size_t at = static_cast<std::size_t>(j) * piece;
-        ncclSend(send[k] + at, piece, ncclFloat32, j, comms[k], streams[k]);
-        ncclRecv(receive[k] + at, piece, ncclFloat32, j, comms[k], streams[k]);
+        ncclSend(raw.buffers[k][0] + at, piece, ncclFloat32, j, raw.comms[k], raw.streams[k]);
+        ncclRecv(raw.buffers[k][1] + at, piece, ncclFloat32, j, raw.comms[k], raw.streams[k]);
       }
     }
     ncclGroupEnd();
-    for (int i = 0; i < n; ++i) {
-      const nd::device_guard g(i);
-      cudaStreamSynchronize(streams[static_cast<std::size_t>(i)]);
-    }
+    raw.synchronize();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   state.counters["ms_per_exchange"] = seconds / double(state.iterations()) * 1e3;
-  for (int i = 0; i < n; ++i) {
-    const nd::device_guard g(i);
-    const auto k = static_cast<std::size_t>(i);
-    cudaFree(send[k]);
-    cudaFree(receive[k]);
-    cudaStreamDestroy(streams[k]);
-    ncclCommDestroy(comms[k]);
-  }
 }
 BENCHMARK(BM_AllToAllRawNccl)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
 
@@ -414,46 +425,24 @@ void BM_AllReduceRawNccl(benchmark::State& state) {
     return;
   }
   const int n = ranks();
-  std::vector<int> devices;
-  for (int i = 0; i < n; ++i) {
-    devices.push_back(i);
-  }
-  std::vector<ncclComm_t> comms(static_cast<std::size_t>(n));
-  std::vector<cudaStream_t> streams(static_cast<std::size_t>(n));
-  std::vector<void*> buffers(static_cast<std::size_t>(n));
-  {
-    const nd::device_guard g(0);
-    ncclCommInitAll(comms.data(), n, devices.data());
-  }
-  for (int i = 0; i < n; ++i) {
-    const nd::device_guard g(i);
-    cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(i)], cudaStreamNonBlocking);
-    cudaMalloc(&buffers[static_cast<std::size_t>(i)], allreduce_count * sizeof(float));
-    cudaMemset(buffers[static_cast<std::size_t>(i)], 0, allreduce_count * sizeof(float));
-    cudaDeviceSynchronize();
+  const raw_nccl raw(n, allreduce_count * sizeof(float), 1);
+  if (!raw.ok) {
+    state.SkipWithError("NCCL or CUDA set-up failed");
+    return;
   }
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     ncclGroupStart();
-    for (int i = 0; i < n; ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      ncclAllReduce(buffers[k], buffers[k], allreduce_count, ncclFloat32, ncclSum, comms[k], streams[k]);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(n); ++k) {
+      float* b = raw.buffers[k][0];
+      ncclAllReduce(b, b, allreduce_count, ncclFloat32, ncclSum, raw.comms[k], raw.streams[k]);
     }
     ncclGroupEnd();
-    for (int i = 0; i < n; ++i) {
-      const nd::device_guard g(i);
-      cudaStreamSynchronize(streams[static_cast<std::size_t>(i)]);
-    }
+    raw.synchronize();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   set_bus_bandwidth(state, seconds / double(state.iterations()));
   guard_bandwidth(state);
-  for (int i = 0; i < n; ++i) {
-    const nd::device_guard g(i);
-    cudaFree(buffers[static_cast<std::size_t>(i)]);
-    cudaStreamDestroy(streams[static_cast<std::size_t>(i)]);
-    ncclCommDestroy(comms[static_cast<std::size_t>(i)]);
-  }
 }
 BENCHMARK(BM_AllReduceRawNccl)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/deterministic_reference.hpp"
+#include "support/dist_gpus.hpp"
 #include "support/gpu.hpp"
 #include "support/random_inputs.hpp"
 
@@ -18,14 +19,6 @@ namespace nd = ndcuda;
 namespace dist = ndcuda::dist;
 
 namespace {
-
-dist::communicator first_gpus(int count) {
-  std::vector<int> devices;
-  for (int i = 0; i < count; ++i) {
-    devices.push_back(i);
-  }
-  return dist::communicator(devices, {std::chrono::seconds(120)});
-}
 
 // Sizes around the 2^14-element block: smaller than a block over every rank, blocks cut by
 // every boundary, and 2-d shapes whose rows do not align with blocks.
@@ -45,7 +38,7 @@ void check_every_gpu_count() {
     ASSERT_EQ(std::bit_cast<std::uint64_t>(static_cast<double>(want)),
               std::bit_cast<std::uint64_t>(static_cast<double>(nd::testing::deterministic_reference(host, 1.0))));
     for (int p = 1; p <= gpus; ++p) {
-      const auto comm = first_gpus(p);
+      const auto comm = nd::testing::first_gpus(p);
       for (int axis = -1; axis < static_cast<int>(shape.size()); ++axis) {
         const auto d = axis < 0 ? dist::distribute(whole, comm, dist::sharding::replicated())
                                 : dist::distribute(whole, comm, axis);
@@ -80,7 +73,7 @@ TEST(DistDeterministic, Float64SameBitsOnEveryGpuCount) {
 
 TEST(DistDeterministic, ExpressionsAreEvaluatedFirstMultiGpu) {
   NDCUDA_REQUIRE_GPUS(2);
-  const auto comm = first_gpus(2);
+  const auto comm = nd::testing::first_gpus(2);
   const auto host = nd::testing::uniform_values<float>(70001, -2.0, 2.0);
   const auto whole = nd::asarray<float>(host, {70001}, nd::default_stream(0));
   const auto d = dist::distribute(whole, comm, 0);

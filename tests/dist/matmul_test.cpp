@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/dist_gpus.hpp"
 #include "support/error_message.hpp"
 #include "support/gpu.hpp"
 #include "support/random_inputs.hpp"
@@ -18,14 +19,6 @@ namespace nd = ndcuda;
 namespace dist = ndcuda::dist;
 
 namespace {
-
-dist::communicator first_gpus(int count) {
-  std::vector<int> devices;
-  for (int i = 0; i < count; ++i) {
-    devices.push_back(i);
-  }
-  return dist::communicator(devices, {std::chrono::seconds(120)});
-}
 
 // C = A @ B for row-major stacks: A (batch, m, k), B (batch or 1, k, n).
 std::vector<double> host_product(const std::vector<double>& a, const std::vector<double>& b, nd::index_t batch,
@@ -82,7 +75,7 @@ TEST(DistMatmul, EveryLayoutMatchesTheHostProductOnEveryGpuCount) {
   NDCUDA_REQUIRE_GPU();
   const int gpus = std::min(nd::device_count(), 4);
   for (int p = 1; p <= gpus; ++p) {
-    const auto comm = first_gpus(p);
+    const auto comm = nd::testing::first_gpus(p);
     const nd::index_t m = 37 * p + 1;
     const nd::index_t k = 29 * p + p - 1;
     const nd::index_t n = 23 * p + 3;
@@ -118,7 +111,7 @@ TEST(DistMatmul, BatchedProductsShardTheirBatchAxis) {
   NDCUDA_REQUIRE_GPU();
   const int gpus = std::min(nd::device_count(), 4);
   for (int p = 1; p <= gpus; ++p) {
-    const auto comm = first_gpus(p);
+    const auto comm = nd::testing::first_gpus(p);
     const nd::index_t batch = 3 * p + 1;
     const nd::index_t m = 17;
     const nd::index_t k = 33;
@@ -143,7 +136,7 @@ TEST(DistMatmul, BatchedProductsShardTheirBatchAxis) {
 
 TEST(DistMatmul, LayoutsItDoesNotTakeNameBothShardingsAndTheFix) {
   NDCUDA_REQUIRE_GPU();
-  const auto comm = first_gpus(1);
+  const auto comm = nd::testing::first_gpus(1);
   const auto o = make({8, 6}, {6, 4});
   const auto a_rows = dist::distribute(o.da, comm, 0);
   const auto b_columns = dist::distribute(o.db, comm, 1);

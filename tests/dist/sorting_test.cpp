@@ -22,14 +22,6 @@ namespace dist = ndcuda::dist;
 
 namespace {
 
-dist::communicator first_gpus(int count) {
-  std::vector<int> devices;
-  for (int i = 0; i < count; ++i) {
-    devices.push_back(i);
-  }
-  return dist::communicator(devices, {std::chrono::seconds(120)});
-}
-
 // NumPy's order: NaN after everything.
 template <class T>
 bool before(T a, T b) {
@@ -70,7 +62,7 @@ std::vector<T> keys(std::size_t n) {
 
 template <class T>
 void check_on(int p, std::size_t n) {
-  const auto comm = first_gpus(p);
+  const auto comm = nd::testing::first_gpus(p);
   const auto host = keys<T>(n);
   const auto x = dist::distribute(host, {static_cast<nd::index_t>(n)}, comm, 0);
   const std::string what = std::to_string(n) + " elements on " + std::to_string(p) + " GPUs";

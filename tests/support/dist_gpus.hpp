@@ -9,14 +9,18 @@
 
 namespace ndcuda::testing {
 
-/// A communicator over the first visible GPUs (at most 4), one rank each, with a 2-minute timeout.
-inline dist::communicator all_gpus() {
-  const int n = std::min(device_count(), 4);
-  std::vector<int> devices(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
+/// A communicator over GPUs 0 .. count - 1, one rank each, with a 2-minute timeout.
+inline dist::communicator first_gpus(int count) {
+  std::vector<int> devices(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
     devices[static_cast<std::size_t>(i)] = i;
   }
   return dist::communicator(devices, {std::chrono::seconds(120)});
+}
+
+/// A communicator over the first visible GPUs (at most 4).
+inline dist::communicator all_gpus() {
+  return first_gpus(std::min(device_count(), 4));
 }
 
 /// An extent that leaves a remainder over p ranks and gives every rank at least one element.
