@@ -141,3 +141,71 @@ TEST(DistSort, AlongAnUnshardedAxisEachRankSortsItsShard) {
   }
   EXPECT_THROW((void)dist::sort(x, 0), nd::shape_error);  // 2-d along the sharded axis
 }
+
+namespace {
+
+// merge_runs on one GPU: `runs` runs of random length (some empty), each sorted stably on the host
+// with its elements' positions, laid end to end as the all-to-all leaves them; the merge must equal
+// a stable sort of the whole, by key alone and (with positions) by key, then position.
+template <class T>
+void check_merge(std::size_t runs, std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::size_t> length(0, 3000);
+  std::vector<std::size_t> sizes(runs);
+  for (auto& s : sizes) {
+    s = rng() % 4 == 0 ? 0 : length(rng);
+  }
+  std::vector<nd::index_t> bounds{0};
+  for (auto s : sizes) {
+    bounds.push_back(bounds.back() + static_cast<nd::index_t>(s));
+  }
+  const auto n = static_cast<std::size_t>(bounds.back());
+  auto host = keys<T>(n);
+  if constexpr (std::is_floating_point_v<T>) {
+    for (std::size_t i = 0; i < n; i += 7) {
+      host[i] = i % 14 == 0 ? T(-0.0) : T(0.0);  // -0.0 and +0.0 are one key to argsort
+    }
+  }
+  std::vector<std::int64_t> positions(n);
+  std::iota(positions.begin(), positions.end(), 0);
+  for (std::size_t r = 0; r < runs; ++r) {
+    const auto first = positions.begin() + bounds[r];
+    const auto last = positions.begin() + bounds[r + 1];
+    std::stable_sort(first, last, [&](std::int64_t a, std::int64_t b) {
+      return before(host[static_cast<std::size_t>(a)], host[static_cast<std::size_t>(b)]);
+    });
+  }
+  std::vector<T> run_keys(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    run_keys[i] = host[static_cast<std::size_t>(positions[i])];
+  }
+  std::vector<std::int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return before(host[static_cast<std::size_t>(a)], host[static_cast<std::size_t>(b)]);
+  });
+  const std::string what = std::to_string(runs) + " runs, " + std::to_string(n) + " elements";
+  const nd::stream s(0);
+  auto merged = nd::asarray<T>(run_keys, {static_cast<nd::index_t>(n)}, s);
+  dist::detail::merge_runs(merged, nullptr, bounds, s);
+  const auto got = merged.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(same(got[i], host[static_cast<std::size_t>(order[i])])) << what << " at " << i;
+  }
+  auto keys_again = nd::asarray<T>(run_keys, {static_cast<nd::index_t>(n)}, s);
+  auto merged_positions = nd::asarray<std::int64_t>(positions, {static_cast<nd::index_t>(n)}, s);
+  dist::detail::merge_runs(keys_again, &merged_positions, bounds, s);
+  EXPECT_EQ(merged_positions.to_host(), order) << what << ": with positions, stable";
+}
+
+}  // namespace
+
+TEST(DistSort, MergingTheReceivedRunsEqualsAStableSortOfTheWhole) {
+  NDCUDA_REQUIRE_GPU();
+  std::mt19937_64 rng(nd::testing::test_seed());
+  for (std::size_t runs : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4}, std::size_t{7}}) {
+    check_merge<float>(runs, rng);
+    check_merge<double>(runs, rng);
+    check_merge<std::int16_t>(runs, rng);
+    check_merge<std::int64_t>(runs, rng);
+  }
+}

@@ -71,6 +71,14 @@ void sort_keys(std::size_t key_bytes, const void* in, void* out, index_t n, inde
 /// The same, carrying int64 values along (argsort).
 void sort_pairs(std::size_t key_bytes, const void* keys_in, void* keys_out, const std::int64_t* values_in,
                 std::int64_t* values_out, index_t n, index_t segment, const stream& s);
+/// Merges the sorted runs of unsigned keys a (na keys) and b (nb) into out (na + nb keys, apart from
+/// both). Equal keys are equal bits, so which run an equal key came from cannot be seen.
+void merge_keys(std::size_t key_bytes, const void* a, index_t na, const void* b, index_t nb, void* out,
+                const stream& s);
+/// The same, carrying int64 values that break ties between equal keys: with unique values (global
+/// positions), smaller first, the merge is stable.
+void merge_pairs(std::size_t key_bytes, const void* a, const std::int64_t* a_values, index_t na, const void* b,
+                 const std::int64_t* b_values, index_t nb, void* out, std::int64_t* out_values, const stream& s);
 /// out = the first of each run of equal keys of `sorted`; *count (device memory) = how many.
 void unique_keys(std::size_t key_bytes, const void* sorted, void* out, std::int64_t* count, index_t n, const stream& s);
 /// out[i] = the first (right: one past the last) position in `sorted` (m keys) where values[i]
