@@ -358,6 +358,78 @@ void BM_SortOneGpu(benchmark::State& state) {
 }
 BENCHMARK(BM_SortOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
 
+// ---- indexing: dist::extract of 2^28 float32 with about half the mask true, and dist::take of
+// 2^26 random global indices (sharded) into 2^28 float32, beside nd::extract / nd::take on one GPU.
+
+constexpr nd::index_t indexed_elements = nd::index_t{1} << 28;
+constexpr nd::index_t take_indices = nd::index_t{1} << 26;
+
+template <class F>
+void time_distributed(benchmark::State& state, F&& run) {
+  comm().synchronize();
+  host_timed(state, [&] {
+    keep(run());
+    comm().synchronize();
+  });
+  state.counters["gpus"] = ranks();
+}
+
+template <class F>
+void time_one_gpu(benchmark::State& state, const nd::stream& s, F&& run) {
+  sync_one(s);
+  host_timed(state, [&] {
+    keep(run());
+    sync_one(s);
+  });
+}
+
+void BM_ExtractDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(11);
+  const auto x = dist::distribute(g.random<float>({indexed_elements}), comm(), 0);
+  const dist::distributed_array<bool> mask = x > 0.5F;
+  time_distributed(state, [&] { return dist::extract(mask, x); });
+}
+BENCHMARK(BM_ExtractDistributed)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(10);
+
+void BM_ExtractOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(11);
+  const nd::stream& s = comm().stream(0);
+  const nd::ndarray<float> x = g.random<float>({indexed_elements}, s);
+  const nd::ndarray<bool> mask = x > 0.5F;
+  time_one_gpu(state, s, [&] { return nd::extract(mask, x); });
+}
+BENCHMARK(BM_ExtractOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(10);
+
+void BM_TakeDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(13);
+  const auto x = dist::distribute(g.random<float>({indexed_elements}), comm(), 0);
+  const auto idx = dist::distribute(
+      nd::ndarray<std::int64_t>(g.integers<std::int64_t>(0, indexed_elements, {take_indices})), comm(), 0);
+  time_distributed(state, [&] { return dist::take(x, idx); });
+}
+BENCHMARK(BM_TakeDistributed)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(10);
+
+void BM_TakeOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(13);
+  const nd::stream& s = comm().stream(0);
+  const nd::ndarray<float> x = g.random<float>({indexed_elements}, s);
+  const nd::ndarray<std::int64_t> idx = g.integers<std::int64_t>(0, indexed_elements, {take_indices}, false, s);
+  time_one_gpu(state, s, [&] { return nd::take(x, idx); });
+}
+BENCHMARK(BM_TakeOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(10);
+
 void BM_AllToAllRawNccl(benchmark::State& state) {
   if (skip(state)) {
     return;

@@ -8,6 +8,7 @@
 #include <ndcuda/dist/deterministic.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/dist/expression.hpp>
+#include <ndcuda/dist/indexing.hpp>
 #include <ndcuda/dist/movement.hpp>
 #include <ndcuda/dist/random.hpp>
 #include <ndcuda/dist/reductions.hpp>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ndcuda/device/enumeration.hpp>
 #include <ndcuda/dist.hpp>
 #include <vector>
 

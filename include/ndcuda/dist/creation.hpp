@@ -84,6 +84,12 @@ distributed_array<T> distribute(std::span<const T> host, const shape_t& shape, c
   }
   return distributed_array<T>(comm, shape, s, std::move(shards));
 }
+/// Distributes a host vector (C order, `shape`) as `spec` says.
+template <array_element T>
+distributed_array<T> distribute(const std::vector<T>& host, const shape_t& shape, const communicator& comm,
+                                const sharding& spec) {
+  return distribute<T>(std::span<const T>(host), shape, comm, spec);
+}
 /// Distributes a host vector (C order, `shape`) in blocks along `axis`.
 template <array_element T>
 distributed_array<T> distribute(const std::vector<T>& host, const shape_t& shape, const communicator& comm,
