@@ -316,54 +316,8 @@ struct raw_nccl {
   }
 };
 
-// ---- sort: dist::sort of 2^30 float32 keys (NDCUDA_DIST_BENCH_SORT_LOG2) beside nd::sort on one
-// GPU and a raw NCCL all-to-all of the same bytes in equal pieces (the sample sort's exchange).
-
-nd::index_t sort_keys() {
-  const char* env = std::getenv("NDCUDA_DIST_BENCH_SORT_LOG2");
-  return nd::index_t{1} << (env != nullptr ? std::atoi(env) : 30);
-}
-
-void BM_SortDistributed(benchmark::State& state) {
-  if (skip(state)) {
-    return;
-  }
-  auto g = nd::random::default_rng(7);
-  const auto x = dist::distribute(g.random<float>({sort_keys()}), comm(), 0);
-  comm().synchronize();
-  host_timed(state, [&] {
-    const auto sorted = dist::sort(x);
-    comm().synchronize();
-    keep(sorted);
-  });
-  state.SetItemsProcessed(state.iterations() * sort_keys());
-  state.counters["gpus"] = ranks();
-}
-BENCHMARK(BM_SortDistributed)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
-
-void BM_SortOneGpu(benchmark::State& state) {
-  if (skip(state)) {
-    return;
-  }
-  auto g = nd::random::default_rng(7);
-  const nd::stream& s = comm().stream(0);
-  const nd::ndarray<float> x = g.random<float>({sort_keys()}, s);
-  sync_one(s);
-  host_timed(state, [&] {
-    const auto sorted = nd::sort(x, 0, s);
-    sync_one(s);
-    keep(sorted);
-  });
-  state.SetItemsProcessed(state.iterations() * sort_keys());
-}
-BENCHMARK(BM_SortOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
-
-// ---- indexing: dist::extract of 2^28 float32 with about half the mask true, and dist::take of
-// 2^26 random global indices (sharded) into 2^28 float32, beside nd::extract / nd::take on one GPU.
-
-constexpr nd::index_t indexed_elements = nd::index_t{1} << 28;
-constexpr nd::index_t take_indices = nd::index_t{1} << 26;
-
+// One timed call of a distributed operation (every GPU synchronised after it) and of its one-GPU
+// baseline, for the sort and indexing rows below.
 template <class F>
 void time_distributed(benchmark::State& state, F&& run) {
   comm().synchronize();
@@ -382,6 +336,43 @@ void time_one_gpu(benchmark::State& state, const nd::stream& s, F&& run) {
     sync_one(s);
   });
 }
+
+// ---- sort: dist::sort of 2^30 float32 keys (NDCUDA_DIST_BENCH_SORT_LOG2) beside nd::sort on one
+// GPU and a raw NCCL all-to-all of the same bytes in equal pieces (the sample sort's exchange).
+
+nd::index_t sort_keys() {
+  const char* env = std::getenv("NDCUDA_DIST_BENCH_SORT_LOG2");
+  return nd::index_t{1} << (env != nullptr ? std::atoi(env) : 30);
+}
+
+void BM_SortDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(7);
+  const auto x = dist::distribute(g.random<float>({sort_keys()}), comm(), 0);
+  time_distributed(state, [&] { return dist::sort(x); });
+  state.SetItemsProcessed(state.iterations() * sort_keys());
+}
+BENCHMARK(BM_SortDistributed)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_SortOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(7);
+  const nd::stream& s = comm().stream(0);
+  const nd::ndarray<float> x = g.random<float>({sort_keys()}, s);
+  time_one_gpu(state, s, [&] { return nd::sort(x, 0, s); });
+  state.SetItemsProcessed(state.iterations() * sort_keys());
+}
+BENCHMARK(BM_SortOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+// ---- indexing: dist::extract of 2^28 float32 with about half the mask true, and dist::take of
+// 2^26 random global indices (sharded) into 2^28 float32, beside nd::extract / nd::take on one GPU.
+
+constexpr nd::index_t indexed_elements = nd::index_t{1} << 28;
+constexpr nd::index_t take_indices = nd::index_t{1} << 26;
 
 void BM_ExtractDistributed(benchmark::State& state) {
   if (skip(state)) {

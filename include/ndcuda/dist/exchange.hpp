@@ -11,43 +11,6 @@
 
 namespace ndcuda::dist::detail {
 
-/// On every local rank: the concatenation, in group-rank order, of every rank's `mine`
-/// (`counts[q]` elements of R on group rank q, known on every process).
-template <array_element R>
-std::vector<ndarray<R>> gather_everywhere(const std::vector<ndarray<R>>& mine, const std::vector<index_t>& counts,
-                                          const communicator& comm) {
-  std::vector<index_t> offsets(counts.size() + 1, 0);
-  for (std::size_t q = 0; q < counts.size(); ++q) {
-    offsets[q + 1] = offsets[q] + counts[q];
-  }
-  std::vector<ndarray<R>> all;
-  std::vector<communicator::message> messages;
-  for (int l = 0; l < comm.local_size(); ++l) {
-    all.push_back(empty<R>({offsets.back()}, comm.stream(l)));
-    const ndarray<R>& own = mine[static_cast<std::size_t>(l)];
-    for (int q = 0; q < comm.size(); ++q) {
-      const auto qu = static_cast<std::size_t>(q);
-      const ndarray<R> slot = all.back()(slice(offsets[qu], offsets[qu + 1]));
-      if (q == comm.rank(l)) {
-        if (own.size() > 0) {
-          write_into(slot, own);
-        }
-        continue;
-      }
-      if (own.size() > 0) {
-        messages.push_back({l, q, true, own.data(), own.nbytes()});
-      }
-      if (counts[qu] > 0) {
-        messages.push_back({l, q, false, slot.data(), slot.nbytes()});
-      }
-    }
-  }
-  if (!messages.empty()) {
-    comm.exchange(messages);
-  }
-  return all;
-}
-
 /// Sends piece [begin, end) of `pieces[l]` on local rank l to the ranks that `plan` names, and
 /// returns what each local rank receives, laid end to end in group-rank order of the senders.
 /// plan(from, to) gives the element range of `from`'s buffer that goes to `to`; the receiver's
@@ -88,6 +51,20 @@ std::vector<ndarray<R>> all_to_all(const std::vector<ndarray<R>>& pieces, const 
     comm.exchange(messages);
   }
   return received;
+}
+
+/// On every local rank: the concatenation, in group-rank order, of every rank's `mine`
+/// (`counts[q]` elements of R on group rank q, known on every process): an all-to-all in which
+/// every rank sends its whole piece to every rank.
+template <array_element R>
+std::vector<ndarray<R>> gather_everywhere(const std::vector<ndarray<R>>& mine, const std::vector<index_t>& counts,
+                                          const communicator& comm) {
+  return all_to_all(
+      mine,
+      [&](int from, int) {
+        return block_range{0, counts[static_cast<std::size_t>(from)]};
+      },
+      comm);
 }
 
 /// Moves runs of uneven sizes (rank q holds `sizes[q]` elements, the q-th run of a 1-d array laid

@@ -12,12 +12,15 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <ndcuda/dist/exchange.hpp>
 #include <ndcuda/dist/reductions.hpp>
 #include <ndcuda/ops/counting.hpp>
 #include <ndcuda/ops/indexing_functions.hpp>
 #include <ndcuda/ops/sorting.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ndcuda::dist {
@@ -45,6 +48,33 @@ void check_same_layout(const distributed_array<T>& a, const distributed_array<U>
                       "; they must match element for element: reshard one to the "
                       "other's spec");
   }
+}
+
+/// The smallest and largest element of `x` over all ranks as int64, the same on every process (one
+/// all-reduce; waits for it), or nothing when x is empty. The checks built on it therefore throw on
+/// every rank alike instead of leaving the others waiting in the next collective.
+template <array_element I>
+std::optional<std::pair<std::int64_t, std::int64_t>> global_extremes(const distributed_array<I>& x) {
+  const communicator& comm = x.comm();
+  constexpr std::int64_t none = std::numeric_limits<std::int64_t>::min();  // neutral for max
+  std::vector<ndarray<std::int64_t>> extremes;  // per local rank: {~min, max}; ~ reverses the order
+  for (int l = 0; l < comm.local_size(); ++l) {
+    const ndarray<I>& shard = x.local_shard(l);
+    std::vector<std::int64_t> mine{none, none};
+    if (shard.size() > 0) {
+      mine = {~static_cast<std::int64_t>(ndcuda::min(shard).item()),
+              static_cast<std::int64_t>(ndcuda::max(shard).item())};
+    }
+    extremes.push_back(asarray<std::int64_t>(mine, {2}, comm.stream(l)));
+  }
+  if (!x.is_replicated()) {
+    combine<reduction::max>(extremes, comm);
+  }
+  const std::vector<std::int64_t> both = extremes.front().to_host();
+  if (both[1] == none && both[0] == none) {
+    return std::nullopt;
+  }
+  return std::pair{~both[0], both[1]};
 }
 
 }  // namespace detail
@@ -98,20 +128,16 @@ template <array_element T>
   }
   const index_t n = x.size();
   const int p = comm.size();
+  if (const auto range = detail::global_extremes(indices); range && (range->first < -n || range->second >= n)) {
+    throw index_error("dist::take: index " + std::to_string(range->first < -n ? range->first : range->second) +
+                      " is out of bounds for a distributed array of size " + std::to_string(n) +
+                      "; indices must lie in [-" + std::to_string(n) + ", " + std::to_string(n) + ")");
+  }
   std::vector<ndarray<std::int64_t>> requests;  // per local rank: its flat indices, in range
   for (int l = 0; l < comm.local_size(); ++l) {
     const stream& s = comm.stream(l);
     ndcuda::detail::order_after(s, indices.local_shard(l).stream());
     const ndarray<std::int64_t> flat = indices.local_shard(l).on_stream(s).ravel();
-    if (flat.size() > 0) {
-      const auto low = ndcuda::min(flat).item();
-      const auto high = ndcuda::max(flat).item();
-      if (low < -n || high >= n) {
-        throw index_error("dist::take: index " + std::to_string(low < -n ? low : high) +
-                          " is out of bounds for a distributed array of size " + std::to_string(n) +
-                          "; indices must lie in [-" + std::to_string(n) + ", " + std::to_string(n) + ")");
-      }
-    }
     requests.push_back(ndarray<std::int64_t>(where(flat < 0, flat + static_cast<std::int64_t>(n), flat)));
   }
   std::vector<ndarray<T>> results;
@@ -186,26 +212,12 @@ namespace detail {
 /// negative values as NumPy does.
 template <array_element I>
 index_t bincount_bins(const distributed_array<I>& x, index_t minlength) {
-  const communicator& comm = x.comm();
-  std::vector<ndarray<std::int64_t>> extremes;  // per local rank: {-min, max}, -1 for no elements
-  for (int l = 0; l < comm.local_size(); ++l) {
-    const ndarray<I>& shard = x.local_shard(l);
-    std::vector<std::int64_t> mine{-1, -1};
-    if (shard.size() > 0) {
-      mine = {-static_cast<std::int64_t>(ndcuda::min(shard).item()),
-              static_cast<std::int64_t>(ndcuda::max(shard).item())};
-    }
-    extremes.push_back(asarray<std::int64_t>(mine, {2}, comm.stream(l)));
-  }
-  if (!x.is_replicated()) {
-    combine<reduction::max>(extremes, comm);
-  }
-  const std::vector<std::int64_t> both = extremes.front().to_host();
-  if (both[0] > 0) {
-    throw value_error("dist::bincount: x holds the negative value " + std::to_string(-both[0]) +
+  const auto range = global_extremes(x);
+  if (range && range->first < 0) {
+    throw value_error("dist::bincount: x holds the negative value " + std::to_string(range->first) +
                       "; bincount counts non-negative integers only (as NumPy)");
   }
-  return std::max(static_cast<index_t>(both[1] + 1), minlength);
+  return std::max(range ? static_cast<index_t>(range->second + 1) : index_t{0}, minlength);
 }
 
 template <class R>
