@@ -84,12 +84,21 @@ void merge_runs(ndarray<T>& keys, ndarray<std::int64_t>* positions, std::vector<
   }
 }
 
-/// The sample sort of a 1-d block-sharded array: per local rank its block of the sorted array
-/// (the ordinary blocks), and with `positions` the global positions that sort x (stable: equal
-/// keys keep their order, as np.argsort(kind="stable")).
+/// The sorted array as the sample sort leaves it before rebalancing: per local rank a sorted run
+/// (the runs laid end to end in rank order are the sorted array), the global positions that sort
+/// x when asked, and every rank's run size (the same on every process).
+template <class T>
+struct sorted_runs {
+  std::vector<ndarray<T>> keys;                  ///< per local rank; empty when only positions were asked
+  std::vector<ndarray<std::int64_t>> positions;  ///< per local rank, when asked
+  std::vector<index_t> sizes;                    ///< per group rank
+};
+
+/// Steps 1-4 of the sample sort of a 1-d block-sharded array (see the file comment). With
+/// `positions`, the global positions that sort x (stable: equal keys keep their order, as
+/// np.argsort(kind="stable")).
 template <array_element T>
-std::pair<std::vector<ndarray<T>>, std::vector<ndarray<std::int64_t>>> sample_sort(const distributed_array<T>& x,
-                                                                                   bool positions) {
+sorted_runs<T> sort_into_runs(const distributed_array<T>& x, bool positions) {
   const communicator& comm = x.comm();
   const int p = comm.size();
   // 1. Each rank sorts its shard (stably, with its global positions when asked).
@@ -166,7 +175,6 @@ std::pair<std::vector<ndarray<T>>, std::vector<ndarray<std::int64_t>>> sample_so
     }
     merge_runs(runs[lu], positions ? &run_positions[lu] : nullptr, std::move(run_bounds), comm.stream(l));
   }
-  // 5. Into the ordinary blocks.
   std::vector<index_t> run_sizes(static_cast<std::size_t>(p), 0);
   for (int j = 0; j < p; ++j) {
     for (int q = 0; q < p; ++q) {
@@ -174,9 +182,22 @@ std::pair<std::vector<ndarray<T>>, std::vector<ndarray<std::int64_t>>> sample_so
     }
   }
   if (positions) {  // argsort wants the positions alone
-    return {{}, to_blocks(run_positions, run_sizes, comm)};
+    runs.clear();
   }
-  return {to_blocks(runs, run_sizes, comm), {}};
+  return {std::move(runs), std::move(run_positions), std::move(run_sizes)};
+}
+
+/// The sample sort of a 1-d block-sharded array: per local rank its block of the sorted array in
+/// the ordinary blocks (step 5: one exchange rebalances the runs), or with `positions` its block of
+/// the global positions that sort x.
+template <array_element T>
+std::pair<std::vector<ndarray<T>>, std::vector<ndarray<std::int64_t>>> sample_sort(const distributed_array<T>& x,
+                                                                                   bool positions) {
+  sorted_runs<T> r = sort_into_runs(x, positions);
+  if (positions) {
+    return {{}, to_blocks(r.positions, r.sizes, x.comm())};
+  }
+  return {to_blocks(r.keys, r.sizes, x.comm()), {}};
 }
 
 template <array_element T>
