@@ -65,7 +65,8 @@ TEST(DistAddAt, IntegersEqualTheHostExactlyOnEveryGpuCount) {
     for (const auto& a_spec : layouts()) {
       for (const auto& idx_spec : {dist::sharding::block(0), dist::sharding::replicated(), dist::sharding::block(1)}) {
         const auto a = dist::distribute(start, {n}, comm, a_spec);
-        dist::add_at(a, dist::distribute(idx, {rows, 4}, comm, idx_spec), dist::distribute(vals, {rows, 4}, comm, idx_spec));
+        dist::add_at(a, dist::distribute(idx, {rows, 4}, comm, idx_spec),
+                     dist::distribute(vals, {rows, 4}, comm, idx_spec));
         EXPECT_EQ(a.to_host(), want) << p << " GPUs, a " << dist::describe(a_spec) << ", indices "
                                      << dist::describe(idx_spec);
       }

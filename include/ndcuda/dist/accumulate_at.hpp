@@ -90,8 +90,8 @@ void add_at(const distributed_array<E>& a, const distributed_array<std::int64_t>
         const block_range mine = a.range(comm.rank(l));
         const ndarray<bool> inside((global >= static_cast<std::int64_t>(mine.begin)) &
                                    (global < static_cast<std::int64_t>(mine.end)));
-        ndcuda::add_at(target, ndarray<std::int64_t>(ndcuda::extract(inside, global) -
-                                                     static_cast<std::int64_t>(mine.begin)),
+        ndcuda::add_at(target,
+                       ndarray<std::int64_t>(ndcuda::extract(inside, global) - static_cast<std::int64_t>(mine.begin)),
                        ndcuda::extract(inside, v));
       }
       continue;
