@@ -59,8 +59,8 @@ TEST(DistFft, ComplexTransformsEqualOneGpuOnEveryGpuCount) {
   const int gpus = std::min(nd::device_count(), 4);
   for (int p = 1; p <= gpus; ++p) {
     const auto comm = nd::testing::first_gpus(p);
-    for (const nd::shape_t& shape : {nd::shape_t{nd::testing::uneven(p, 13), 24},
-                                     nd::shape_t{nd::testing::uneven(p, 5), 7, 12}}) {
+    for (const nd::shape_t& shape :
+         {nd::shape_t{nd::testing::uneven(p, 13), 24}, nd::shape_t{nd::testing::uneven(p, 5), 7, 12}}) {
       const auto host = random_complex(static_cast<std::size_t>(nd::shape_size(shape)));
       const auto one = nd::asarray(host, shape);
       for (const std::string norm : {"backward", "ortho", "forward"}) {
@@ -91,8 +91,8 @@ TEST(DistFft, RealTransformsEqualOneGpuOnEveryGpuCount) {
   const int gpus = std::min(nd::device_count(), 4);
   for (int p = 1; p <= gpus; ++p) {
     const auto comm = nd::testing::first_gpus(p);
-    for (const nd::shape_t& shape : {nd::shape_t{nd::testing::uneven(p, 11), 30},
-                                     nd::shape_t{nd::testing::uneven(p, 3), 6, 9}}) {
+    for (const nd::shape_t& shape :
+         {nd::shape_t{nd::testing::uneven(p, 11), 30}, nd::shape_t{nd::testing::uneven(p, 3), 6, 9}}) {
       const auto host = nd::testing::uniform_values<double>(static_cast<std::size_t>(nd::shape_size(shape)), -1, 1);
       const auto one = nd::asarray(host, shape);
       const auto spectrum_one = nd::fft::rfftn(one);
@@ -107,7 +107,8 @@ TEST(DistFft, RealTransformsEqualOneGpuOnEveryGpuCount) {
         expect_close(dist::fft::irfftn(spectrum).to_host(), nd::fft::irfftn(spectrum_one).to_host(), where);
         expect_close(dist::fft::irfftn(spectrum, shape).to_host(), host, where + ", round trip");
       }
-      const auto transposed = dist::fft::rfftn(dist::distribute(host, shape, comm, 0), "ortho", dist::sharding::block(1));
+      const auto transposed =
+          dist::fft::rfftn(dist::distribute(host, shape, comm, 0), "ortho", dist::sharding::block(1));
       expect_close(dist::fft::irfftn(transposed, shape, "ortho").to_host(), host, "transposed round trip");
     }
   }

@@ -89,9 +89,8 @@ auto forward(const distributed_array<T>& x, std::string_view norm, const shardin
   if (x.is_replicated()) {  // every rank transforms everything; no communication
     return deliver(each_shard<C>(x, shape, [&](const ndarray<T>& a) { return transform(a, std::nullopt); }), out);
   }
-  const distributed_array<C> slabs = each_shard<C>(x.axis() == 0 ? x : x.reshard(0), shape, [&](const ndarray<T>& a) {
-    return transform(a, slab_axes(a.ndim()));
-  });
+  const distributed_array<C> slabs = each_shard<C>(
+      x.axis() == 0 ? x : x.reshard(0), shape, [&](const ndarray<T>& a) { return transform(a, slab_axes(a.ndim())); });
   const distributed_array<C> columns = each_shard<C>(slabs.reshard(1), shape, [&](const ndarray<C>& a) {
     return ndarray<C>(ndcuda::fft::fft(a, std::nullopt, 0, norm));
   });
@@ -101,8 +100,8 @@ auto forward(const distributed_array<T>& x, std::string_view norm, const shardin
 /// An inverse transform (ifftn, or irfftn when Real, with `s` as NumPy's: the output lengths,
 /// which may differ from the input only on the last axis).
 template <bool Real, array_element T>
-auto inverse(const distributed_array<T>& x, const std::optional<shape_t>& s, std::string_view norm,
-             const sharding& out, const char* what) {
+auto inverse(const distributed_array<T>& x, const std::optional<shape_t>& s, std::string_view norm, const sharding& out,
+             const char* what) {
   using C = type_of<ndcuda::fft::detail::complex_for(dtype_of<T>)>;
   using Out = std::conditional_t<Real, type_of<ndcuda::fft::detail::real_for(dtype_of<T>)>, C>;
   check_slab_input(x.shape(), out, what);
@@ -131,17 +130,17 @@ auto inverse(const distributed_array<T>& x, const std::optional<shape_t>& s, std
     }
   };
   if (x.is_replicated()) {
-    return deliver(each_shard<Out>(x, out_shape,
-                                   [&](const ndarray<T>& a) { return transform(a.template astype<C>(), std::nullopt); }),
-                   out);
+    return deliver(
+        each_shard<Out>(x, out_shape,
+                        [&](const ndarray<T>& a) { return transform(a.template astype<C>(), std::nullopt); }),
+        out);
   }
   // Axis 0 first, whole on every rank: the transposed layout is taken as it is.
-  const distributed_array<C> columns =
-      each_shard<C>(x.axis() == 1 ? x : x.reshard(1), shape,
-                    [&](const ndarray<T>& a) { return ndarray<C>(ndcuda::fft::ifft(a, std::nullopt, 0, norm)); });
-  const distributed_array<Out> result = each_shard<Out>(columns.reshard(0), out_shape, [&](const ndarray<C>& a) {
-    return transform(a, slab_axes(a.ndim()));
+  const distributed_array<C> columns = each_shard<C>(x.axis() == 1 ? x : x.reshard(1), shape, [&](const ndarray<T>& a) {
+    return ndarray<C>(ndcuda::fft::ifft(a, std::nullopt, 0, norm));
   });
+  const distributed_array<Out> result = each_shard<Out>(
+      columns.reshard(0), out_shape, [&](const ndarray<C>& a) { return transform(a, slab_axes(a.ndim())); });
   return deliver(result, out);
 }
 
