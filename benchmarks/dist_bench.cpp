@@ -8,8 +8,10 @@
 #include <nccl.h>
 
 #include <chrono>
+#include <complex>
 #include <cstdlib>
 #include <ndcuda/dist.hpp>
+#include <ndcuda/dist/fft.hpp>
 #include <ndcuda/dist/linalg.hpp>
 #include <ndcuda/dist/sorting.hpp>
 #include <ndcuda/ndcuda.hpp>
@@ -421,12 +423,149 @@ void BM_TakeOneGpu(benchmark::State& state) {
 }
 BENCHMARK(BM_TakeOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(10);
 
-void BM_AllToAllRawNccl(benchmark::State& state) {
+// ---- unique and add_at: dist::unique (with counts) of 2^28 int32 keys drawn from 2^24 values, and
+// dist::add_at of 2^26 float32 values at random indices into 2^24 float32 (both sharded), beside
+// nd::unique / nd::add_at on one GPU.
+
+constexpr nd::index_t unique_keys = nd::index_t{1} << 28;
+constexpr nd::index_t accumulated = nd::index_t{1} << 24;
+
+void BM_UniqueDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(17);
+  const auto x =
+      dist::distribute(nd::ndarray<std::int32_t>(g.integers<std::int32_t>(0, accumulated, {unique_keys})), comm(), 0);
+  time_distributed(state, [&] { return dist::unique(x, nd::unique_options{false, false, true, true}).counts; });
+}
+BENCHMARK(BM_UniqueDistributed)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_UniqueOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(17);
+  const nd::stream& s = comm().stream(0);
+  const nd::ndarray<std::int32_t> x = g.integers<std::int32_t>(0, accumulated, {unique_keys}, false, s);
+  time_one_gpu(state, s, [&] { return nd::unique(x, nd::unique_options{false, false, true, true}).counts; });
+}
+BENCHMARK(BM_UniqueOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_AddAtDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(19);
+  const auto a = dist::zeros<float>({accumulated}, comm());
+  const auto idx =
+      dist::distribute(nd::ndarray<std::int64_t>(g.integers<std::int64_t>(0, accumulated, {take_indices})), comm(), 0);
+  const auto values = dist::distribute(g.random<float>({take_indices}), comm(), 0);
+  time_distributed(state, [&] {
+    dist::add_at(a, idx, values);
+    return a.local_shard(0);
+  });
+}
+BENCHMARK(BM_AddAtDistributed)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(10);
+
+void BM_AddAtOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  auto g = nd::random::default_rng(19);
+  const nd::stream& s = comm().stream(0);
+  const nd::ndarray<float> a = nd::zeros<float>({accumulated}, s);
+  const nd::ndarray<std::int64_t> idx = g.integers<std::int64_t>(0, accumulated, {take_indices}, false, s);
+  const nd::ndarray<float> values = g.random<float>({take_indices}, s);
+  time_one_gpu(state, s, [&] {
+    nd::add_at(a, idx, values);
+    return a;
+  });
+}
+BENCHMARK(BM_AddAtOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(10);
+
+// ---- fft: dist::fft::fftn of an edge^3 complex64 cube (edge 1024, NDCUDA_DIST_BENCH_FFT_EDGE),
+// sharded along axis 0, with the result back on axis 0 and in the transposed layout (one
+// all-to-all less), the transpose alone (reshard to axis 1), and nd::fft::fftn on one GPU.
+
+nd::index_t fft_edge() {
+  const char* env = std::getenv("NDCUDA_DIST_BENCH_FFT_EDGE");
+  return env != nullptr ? std::atoi(env) : 1024;
+}
+
+dist::distributed_array<std::complex<float>> fft_cube() {
+  const nd::index_t e = fft_edge();
+  return dist::full<std::complex<float>>({e, e, e}, {1.0F, -0.5F}, comm(), dist::sharding::block(0));
+}
+
+void BM_FftnDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const auto x = fft_cube();
+  time_distributed(state, [&] { return dist::fft::fftn(x); });
+}
+BENCHMARK(BM_FftnDistributed)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_FftnTransposedDistributed(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const auto x = fft_cube();
+  time_distributed(state, [&] { return dist::fft::fftn(x, "backward", dist::sharding::block(1)); });
+}
+BENCHMARK(BM_FftnTransposedDistributed)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_FftnTransposeOnly(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const auto x = fft_cube();
+  time_distributed(state, [&] { return x.reshard(1); });
+  state.counters["GB"] = static_cast<double>(x.size()) * 8e-9;
+}
+BENCHMARK(BM_FftnTransposeOnly)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_FftnOneGpu(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::stream& s = comm().stream(0);
+  const nd::index_t e = fft_edge();
+  const auto x = nd::full<std::complex<float>>({e, e, e}, {1.0F, -0.5F}, s);
+  time_one_gpu(state, s, [&] { return nd::fft::fftn(x); });
+}
+BENCHMARK(BM_FftnOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+// ndcuda's all-to-all (dist::detail::all_to_all, what sort, extract, take and unique exchange
+// through) of `total` float32 elements in equal pieces, beside the raw NCCL one below.
+void BM_AllToAllNdcuda(benchmark::State& state, nd::index_t total) {
   if (skip(state)) {
     return;
   }
   const int n = ranks();
-  const std::size_t piece = static_cast<std::size_t>(sort_keys()) / static_cast<std::size_t>(n * n);
+  const nd::index_t piece = total / (nd::index_t{n} * n);
+  const auto x = dist::full<float>({piece * n * n}, 1.0F, comm());
+  const auto plan = [&](int, int to) { return dist::block_range{to * piece, (to + 1) * piece}; };
+  time_distributed(state, [&] { return dist::detail::all_to_all(x.local_shards(), plan, comm()); });
+}
+BENCHMARK_CAPTURE(BM_AllToAllNdcuda, sort_keys, sort_keys())
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(5);
+BENCHMARK_CAPTURE(BM_AllToAllNdcuda, fft_cube, fft_edge() * fft_edge() * fft_edge() * 2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(5);
+
+// A raw NCCL all-to-all of `total` float32 elements in equal pieces (the sort's and the fft
+// transpose's exchange without ndcuda).
+void BM_AllToAllRawNccl(benchmark::State& state, nd::index_t total) {
+  if (skip(state)) {
+    return;
+  }
+  const int n = ranks();
+  const std::size_t piece = static_cast<std::size_t>(total) / static_cast<std::size_t>(n * n);
   const raw_nccl raw(n, piece * static_cast<std::size_t>(n) * sizeof(float), 2);  // send, receive
   if (!raw.ok) {
     state.SkipWithError("NCCL or CUDA set-up failed");
@@ -448,7 +587,14 @@ void BM_AllToAllRawNccl(benchmark::State& state) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   state.counters["ms_per_exchange"] = seconds / double(state.iterations()) * 1e3;
 }
-BENCHMARK(BM_AllToAllRawNccl)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
+BENCHMARK_CAPTURE(BM_AllToAllRawNccl, sort_keys, sort_keys())
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(5);
+BENCHMARK_CAPTURE(BM_AllToAllRawNccl, fft_cube, fft_edge() * fft_edge() * fft_edge() * 2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(5);
 
 // ---- all-reduce bus bandwidth -------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 /// Include this header and link ndcuda::dist (built when CMake finds NCCL).
 #pragma once
 
+#include <ndcuda/dist/accumulate_at.hpp>
 #include <ndcuda/dist/communicator.hpp>
 #include <ndcuda/dist/creation.hpp>
 #include <ndcuda/dist/deterministic.hpp>
@@ -12,5 +13,6 @@
 #include <ndcuda/dist/movement.hpp>
 #include <ndcuda/dist/random.hpp>
 #include <ndcuda/dist/reductions.hpp>
+#include <ndcuda/dist/sets.hpp>
 #include <ndcuda/dist/sharding.hpp>
 #include <ndcuda/dist/sorting.hpp>

@@ -164,7 +164,9 @@ template <array_element T>
     const ndarray<std::int64_t> owner(
         ndcuda::searchsorted(asarray<std::int64_t>(starts, {index_t{p}}, s), requests[lu], side::right, s) -
         std::int64_t{1});
-    orders.push_back(ndcuda::argsort(owner, 0, s));
+    // Radix passes go by key width: one byte of owner is one pass where int64 would be eight.
+    orders.push_back(p <= 256 ? ndcuda::argsort(owner.astype<std::uint8_t>(), 0, s)
+                              : ndcuda::argsort(owner.astype<std::int32_t>(), 0, s));
     sorted_requests.push_back(ndcuda::take(requests[lu], orders.back(), index_t{0}, take_mode::wrap));
     counts.push_back(ndcuda::bincount(owner, ndcuda::size(p)));
   }
