@@ -110,6 +110,9 @@ TEST(DistFft, RealTransformsEqualOneGpuOnEveryGpuCount) {
       const auto transposed =
           dist::fft::rfftn(dist::distribute(host, shape, comm, 0), "ortho", dist::sharding::block(1));
       expect_close(dist::fft::irfftn(transposed, shape, "ortho").to_host(), host, "transposed round trip");
+      std::vector<double> doubled(host.size());
+      std::transform(host.begin(), host.end(), doubled.begin(), [](double v) { return 2 * v; });
+      expect_close(dist::fft::irfftn(transposed * 2.0, shape, "ortho").to_host(), doubled, "an expression's inverse");
     }
   }
 }

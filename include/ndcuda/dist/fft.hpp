@@ -9,10 +9,12 @@
 /// they are: a forward-filter-inverse round trip then needs two transposes instead of four, as
 /// cuFFTMp's. Each stage applies its share of `norm`, so the whole equals the one-GPU transform.
 /// Not included by <ndcuda/dist.hpp>: cuFFT lives in ndcuda::linalg (link it beside ndcuda::dist).
-/// Builds on dist/movement.hpp and fft/fft.hpp.
+/// Expressions of distributed arrays are evaluated first. Builds on dist/{movement,reductions}.hpp
+/// and fft/fft.hpp.
 #pragma once
 
 #include <ndcuda/dist/distributed_array.hpp>
+#include <ndcuda/dist/reductions.hpp>
 #include <ndcuda/fft/fft.hpp>
 #include <optional>
 #include <string>
@@ -149,35 +151,32 @@ auto inverse(const distributed_array<T>& x, const std::optional<shape_t>& s, std
 /// numpy.fft.fftn over all axes of a 2-d or 3-d distributed array: complex, of x's shape, sharded
 /// along axis 0 (or as `out` asks: block(1) saves the second all-to-all). Equal to the one-GPU
 /// transform up to cuFFT's rounding.
-template <array_element T>
-[[nodiscard]] auto fftn(const distributed_array<T>& x, std::string_view norm = "backward",
-                        const sharding& out = sharding::block(0)) {
-  return detail::forward<false>(x, norm, out, "fftn");
+template <distributed_array_operand X>
+[[nodiscard]] auto fftn(const X& x, std::string_view norm = "backward", const sharding& out = sharding::block(0)) {
+  return detail::forward<false>(dist::detail::as_distributed(x), norm, out, "fftn");
 }
 
 /// numpy.fft.ifftn over all axes: the inverse of fftn. x may be sharded along axis 0, or along
 /// axis 1 as fftn(..., sharding::block(1)) leaves it (then one all-to-all is saved).
-template <array_element T>
-[[nodiscard]] auto ifftn(const distributed_array<T>& x, std::string_view norm = "backward",
-                         const sharding& out = sharding::block(0)) {
-  return detail::inverse<false>(x, std::nullopt, norm, out, "ifftn");
+template <distributed_array_operand X>
+[[nodiscard]] auto ifftn(const X& x, std::string_view norm = "backward", const sharding& out = sharding::block(0)) {
+  return detail::inverse<false>(dist::detail::as_distributed(x), std::nullopt, norm, out, "ifftn");
 }
 
 /// numpy.fft.rfftn over all axes of a real 2-d or 3-d distributed array: the last axis halved to
 /// n / 2 + 1 complex points.
-template <array_element T>
-[[nodiscard]] auto rfftn(const distributed_array<T>& x, std::string_view norm = "backward",
-                         const sharding& out = sharding::block(0)) {
-  return detail::forward<true>(x, norm, out, "rfftn");
+template <distributed_array_operand X>
+[[nodiscard]] auto rfftn(const X& x, std::string_view norm = "backward", const sharding& out = sharding::block(0)) {
+  return detail::forward<true>(dist::detail::as_distributed(x), norm, out, "rfftn");
 }
 
 /// numpy.fft.irfftn over all axes: the inverse of rfftn, real, the last axis 2 (m - 1) points
 /// unless s (the output shape; only its last length may differ) says otherwise. x may be sharded
 /// along axis 0 or 1, as for ifftn.
-template <array_element T>
-[[nodiscard]] auto irfftn(const distributed_array<T>& x, const std::optional<shape_t>& s = std::nullopt,
+template <distributed_array_operand X>
+[[nodiscard]] auto irfftn(const X& x, const std::optional<shape_t>& s = std::nullopt,
                           std::string_view norm = "backward", const sharding& out = sharding::block(0)) {
-  return detail::inverse<true>(x, s, norm, out, "irfftn");
+  return detail::inverse<true>(dist::detail::as_distributed(x), s, norm, out, "irfftn");
 }
 
 }  // namespace ndcuda::dist::fft
