@@ -10,6 +10,7 @@
 #include <chrono>
 #include <complex>
 #include <cstdlib>
+#include <optional>
 #include <ndcuda/dist.hpp>
 #include <ndcuda/dist/fft.hpp>
 #include <ndcuda/dist/linalg.hpp>
@@ -216,7 +217,8 @@ void set_flops(benchmark::State& state, nd::index_t n) {
       2.0 * double(n) * double(n) * double(n) * 1e-12 * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void matmul_distributed(benchmark::State& state, int a_axis, int b_axis) {
+void matmul_distributed(benchmark::State& state, int a_axis, int b_axis,
+                        const std::optional<dist::sharding>& out = std::nullopt) {
   if (skip(state)) {
     return;
   }
@@ -226,7 +228,7 @@ void matmul_distributed(benchmark::State& state, int a_axis, int b_axis) {
   const auto b = dist::full<float>({n, n}, 0.25F, comm(), spec(b_axis));
   comm().synchronize();
   host_timed(state, [&] {
-    const auto c = dist::matmul(a, b);
+    const auto c = dist::matmul(a, b, out);
     comm().synchronize();
     keep(c);
   });
@@ -243,6 +245,12 @@ void BM_MatmulContracted(benchmark::State& state) {
   matmul_distributed(state, 1, 0);
 }
 BENCHMARK(BM_MatmulContracted)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+// The contracted layout with the result by rows: a reduce-scatter of the partial products.
+void BM_MatmulContractedToRows(benchmark::State& state) {
+  matmul_distributed(state, 1, 0, dist::sharding::block(0));
+}
+BENCHMARK(BM_MatmulContractedToRows)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
 
 void BM_MatmulOneGpu(benchmark::State& state) {
   if (skip(state)) {

@@ -103,6 +103,10 @@ TEST(DistMatmul, EveryLayoutMatchesTheHostProductOnEveryGpuCount) {
       const auto by_columns = dist::matmul(c.a, c.b, dist::sharding::block(1));
       EXPECT_EQ(by_columns.spec(), dist::sharding::block(1)) << what;
       expect_near_all(by_columns.to_host(), want, k, what + ", out = columns");
+      // By rows: the contracted layout sums only each rank's rows (a reduce-scatter).
+      const auto by_rows = dist::matmul(c.a, c.b, dist::sharding::block(0));
+      EXPECT_EQ(by_rows.spec(), dist::sharding::block(0)) << what;
+      expect_near_all(by_rows.to_host(), want, k, what + ", out = rows");
     }
   }
 }

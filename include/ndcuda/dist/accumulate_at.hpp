@@ -9,12 +9,11 @@
 /// - both sharded: each rank accumulates into a zero array of a's size, then a reduce-scatter (one
 ///   all-to-all of block-sized slices, summed by their owner) gives each rank its block's sum.
 /// The accumulation needs a's size in scratch memory on every rank, as bincount's counts do.
-/// Builds on dist/{indexing,exchange}.hpp and ops/accumulate_at.hpp.
+/// Builds on dist/{indexing,reductions}.hpp and ops/accumulate_at.hpp.
 #pragma once
 
 #include <cstdint>
 #include <ndcuda/dist/creation.hpp>
-#include <ndcuda/dist/exchange.hpp>
 #include <ndcuda/dist/indexing.hpp>
 #include <ndcuda/ops/accumulate_at.hpp>
 #include <string>
@@ -26,25 +25,14 @@ namespace detail {
 
 /// Each local rank's partial sums of a's whole extent, reduced over the ranks into what every
 /// local rank adds to its shard of `a`: the whole sum for a replicated a, its block's for a sharded
-/// one (summed from the p slices the ranks send it).
+/// one.
 template <array_element E>
 std::vector<ndarray<E>> reduce_for_shards(std::vector<ndarray<E>> partials, const distributed_array<E>& a) {
-  const communicator& comm = a.comm();
   if (a.is_replicated()) {
-    combine<reduction::sum>(partials, comm);
+    combine<reduction::sum>(partials, a.comm());
     return partials;
   }
-  const index_t n = a.size();
-  const int p = comm.size();
-  const std::vector<ndarray<E>> slices = all_to_all(
-      partials, [&](int, int to) { return block_of(n, p, to); }, comm);
-  std::vector<ndarray<E>> sums;
-  for (int l = 0; l < comm.local_size(); ++l) {
-    const ndarray<E>& received = slices[static_cast<std::size_t>(l)];
-    const index_t len = block_of(n, p, comm.rank(l)).size();
-    sums.push_back(ndcuda::sum(received.reshape({index_t{p}, len}), 0).template evaluate<E>());
-  }
-  return sums;
+  return reduce_scatter_rows(partials, a.comm());
 }
 
 }  // namespace detail

@@ -225,10 +225,11 @@ index_t bincount_bins(const distributed_array<I>& x, index_t minlength) {
 template <class R>
 distributed_array<R> finish_bincount(std::vector<ndarray<R>> partials, bool replicated_input, index_t bins,
                                      const sharding& out, const communicator& comm) {
-  if (!replicated_input) {
+  if (!out.is_replicated() && !replicated_input) {
+    partials = reduce_scatter_rows(partials, comm);  // each rank's bins, summed
+  } else if (!replicated_input) {
     combine<reduction::sum>(partials, comm);
-  }
-  if (!out.is_replicated()) {
+  } else if (!out.is_replicated()) {
     for (int l = 0; l < comm.local_size(); ++l) {
       const block_range mine = block_of(bins, comm.size(), comm.rank(l));
       auto& part = partials[static_cast<std::size_t>(l)];

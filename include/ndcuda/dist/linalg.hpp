@@ -9,7 +9,7 @@
 /// | replicated | columns (axis -1) | its columns | none | columns |
 /// | a batch axis | replicated (any batch) or the same batch axis | its batches | none | that batch axis |
 /// | the contracted axis (-1) | the contracted axis (-2) | a partial product over its slice of K | all-reduce |
-/// replicated |
+/// replicated (rows with out = block(0): a reduce-scatter instead) |
 ///
 /// Any other pair throws shape_error naming both shardings and what to reshard. `out` asks for
 /// another result sharding (a reshard after the product). Not included by <ndcuda/dist.hpp>, as
@@ -117,8 +117,13 @@ template <array_element T, array_element U>
       natural = sharding::block(axis);
       break;
     }
-    case detail::product_layout::contracted:
-      detail::combine<detail::reduction::sum>(products, comm);  // the partial products, summed over ranks
+    case detail::product_layout::contracted:  // the partial products, summed over ranks
+      if (out_ndim == 2 && out && normalize(*out, out_ndim) == sharding::block(0)) {
+        products = detail::reduce_scatter_rows(products, comm);  // each rank sums only its rows
+        natural = sharding::block(0);
+      } else {
+        detail::combine<detail::reduction::sum>(products, comm);
+      }
       break;
     case detail::product_layout::replicated:
       break;

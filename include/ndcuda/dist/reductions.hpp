@@ -1,10 +1,12 @@
 /// @file
 /// Reductions of distributed arrays: sum, prod, min, max, mean over all elements or one axis. Each
-/// rank reduces its shard with nd::sum & co.; NCCL all-reduce combines the partials. Builds on
-/// ops/reductions.hpp and dist/{distributed_array,expression}.hpp.
+/// rank reduces its shard with nd::sum & co.; NCCL all-reduce combines the partials. Also the
+/// reduce-scatter into row blocks that sums whole partial arrays (add_at, bincount, products).
+/// Builds on ops/reductions.hpp and dist/{distributed_array,exchange,expression}.hpp.
 #pragma once
 
 #include <ndcuda/dist/distributed_array.hpp>
+#include <ndcuda/dist/exchange.hpp>
 #include <ndcuda/dist/expression.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <string>
@@ -92,6 +94,31 @@ void combine(std::vector<ndarray<R>>& partials, const communicator& comm) {
   for (std::size_t l = 0; l < partials.size(); ++l) {
     partials[l] = reduce_shard<K>(stacks[l], 0, false);
   }
+}
+
+/// A reduce-scatter for the ordinary (uneven) blocks, which NCCL's equal-piece one cannot do: every
+/// local rank holds a C-contiguous partial of the same shape; each receives the sum over all ranks
+/// of its block_of(rows, p, rank) rows (axis 0). One all-to-all sends every owner its rows of each
+/// partial, and the owner adds the p pieces in rank order, so the result is the same on every run.
+template <array_element R>
+std::vector<ndarray<R>> reduce_scatter_rows(const std::vector<ndarray<R>>& partials, const communicator& comm) {
+  const shape_t& shape = partials.front().shape();
+  const index_t rows = shape.empty() ? 1 : shape.front();
+  const index_t row = rows == 0 ? 0 : partials.front().size() / rows;
+  const int p = comm.size();
+  const auto plan = [&](int, int to) {
+    const block_range mine = block_of(rows, p, to);
+    return block_range{mine.begin * row, mine.end * row};
+  };
+  const std::vector<ndarray<R>> pieces = all_to_all(partials, plan, comm);
+  std::vector<ndarray<R>> sums;
+  for (int l = 0; l < comm.local_size(); ++l) {
+    shape_t stacked = shape;
+    stacked.front() = block_of(rows, p, comm.rank(l)).size();
+    stacked.insert(stacked.begin(), index_t{p});
+    sums.push_back(ndcuda::sum(pieces[static_cast<std::size_t>(l)].reshape(stacked), 0).template evaluate<R>());
+  }
+  return sums;
 }
 
 template <reduction K, array_element T>
