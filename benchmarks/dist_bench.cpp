@@ -10,12 +10,12 @@
 #include <chrono>
 #include <complex>
 #include <cstdlib>
-#include <optional>
 #include <ndcuda/dist.hpp>
 #include <ndcuda/dist/fft.hpp>
 #include <ndcuda/dist/linalg.hpp>
 #include <ndcuda/dist/sorting.hpp>
 #include <ndcuda/ndcuda.hpp>
+#include <optional>
 #include <vector>
 
 #include "support/gpu_timing.hpp"
