@@ -11,8 +11,9 @@
 
 namespace ndcuda::dist::detail {
 
-/// Sends piece [begin, end) of `pieces[l]` on local rank l to the ranks that `plan` names, and
-/// returns what each local rank receives, laid end to end in group-rank order of the senders.
+/// Sends piece [begin, end) of `pieces[l]` (C-contiguous, read as its flat elements) on local rank
+/// l to the ranks that `plan` names, and returns what each local rank receives, 1-d, laid end to
+/// end in group-rank order of the senders.
 /// plan(from, to) gives the element range of `from`'s buffer that goes to `to`; the receiver's
 /// offsets follow from the same plan on every process.
 template <array_element R, class Plan>
@@ -26,13 +27,14 @@ std::vector<ndarray<R>> all_to_all(const std::vector<ndarray<R>>& pieces, const 
       total += plan(q, me).size();
     }
     received.push_back(empty<R>({total}, comm.stream(l)));
+    const ndarray<R>& piece = pieces[static_cast<std::size_t>(l)];
+    const ndarray<R> source = piece.ndim() == 1 ? piece : piece.reshape({piece.size()});
     index_t at = 0;
     for (int q = 0; q < comm.size(); ++q) {
       const block_range in = plan(q, me);
       const ndarray<R> slot = received.back()(slice(at, at + in.size()));
       at += in.size();
       const block_range out = plan(me, q);
-      const ndarray<R>& source = pieces[static_cast<std::size_t>(l)];
       if (q == me) {
         if (in.size() > 0) {
           write_into(slot, ndarray<R>(source(slice(out.begin, out.end))));

@@ -110,11 +110,7 @@ std::vector<ndarray<R>> reduce_scatter_rows(const std::vector<ndarray<R>>& parti
     const block_range mine = block_of(rows, p, to);
     return block_range{mine.begin * row, mine.end * row};
   };
-  std::vector<ndarray<R>> flat;  // all_to_all moves element ranges of 1-d buffers
-  for (const ndarray<R>& partial : partials) {
-    flat.push_back(partial.reshape({partial.size()}));
-  }
-  const std::vector<ndarray<R>> pieces = all_to_all(flat, plan, comm);
+  const std::vector<ndarray<R>> pieces = all_to_all(partials, plan, comm);
   std::vector<ndarray<R>> sums;
   for (int l = 0; l < comm.local_size(); ++l) {
     shape_t stacked = shape;
