@@ -56,19 +56,13 @@ void add_at(const distributed_array<E>& a, const distributed_array<std::int64_t>
                       "; dist::add_at adds into a 1-d array (reshape a copy to 1-d, or index its flat positions)");
   }
   const index_t n = a.size();
-  if (const auto range = detail::global_extremes(indices); range && (range->first < -n || range->second >= n)) {
-    throw index_error("dist::add_at: index " + std::to_string(range->first < -n ? range->first : range->second) +
-                      " is out of bounds for a distributed array of size " + std::to_string(n) +
-                      "; indices must lie in [-" + std::to_string(n) + ", " + std::to_string(n) + ")");
-  }
+  const std::vector<ndarray<std::int64_t>> positions = detail::global_positions(indices, n, "add_at");
   std::vector<ndarray<E>> partials;
   for (int l = 0; l < comm.local_size(); ++l) {
     const stream& s = comm.stream(l);
     ndcuda::detail::order_after(s, a.local_shard(l).stream());
-    ndcuda::detail::order_after(s, indices.local_shard(l).stream());
     ndcuda::detail::order_after(s, values.local_shard(l).stream());
-    const ndarray<std::int64_t> flat = indices.local_shard(l).on_stream(s).ravel();
-    const ndarray<std::int64_t> global(where(flat < 0, flat + static_cast<std::int64_t>(n), flat));
+    const ndarray<std::int64_t>& global = positions[static_cast<std::size_t>(l)];
     const ndarray<V> v = values.local_shard(l).on_stream(s).ravel();
     const ndarray<E> target = a.local_shard(l).on_stream(s);
     if (indices.is_replicated()) {  // every rank sees every update: it applies those in its block

@@ -77,6 +77,28 @@ std::optional<std::pair<std::int64_t, std::int64_t>> global_extremes(const distr
   return std::pair{~both[0], both[1]};
 }
 
+/// The flat global positions each local rank's `indices` name in an array of n elements, on the
+/// communicator's streams: negative indices count from the end. An index outside [-n, n) is an
+/// index_error (NumPy's mode="raise") on every rank alike, since the check reads global extremes.
+inline std::vector<ndarray<std::int64_t>> global_positions(const distributed_array<std::int64_t>& indices, index_t n,
+                                                           const char* what) {
+  if (const auto range = global_extremes(indices); range && (range->first < -n || range->second >= n)) {
+    throw index_error(std::string("dist::") + what + ": index " +
+                      std::to_string(range->first < -n ? range->first : range->second) +
+                      " is out of bounds for a distributed array of size " + std::to_string(n) +
+                      "; indices must lie in [-" + std::to_string(n) + ", " + std::to_string(n) + ")");
+  }
+  const communicator& comm = indices.comm();
+  std::vector<ndarray<std::int64_t>> positions;
+  for (int l = 0; l < comm.local_size(); ++l) {
+    const stream& s = comm.stream(l);
+    ndcuda::detail::order_after(s, indices.local_shard(l).stream());
+    const ndarray<std::int64_t> flat = indices.local_shard(l).on_stream(s).ravel();
+    positions.push_back(ndarray<std::int64_t>(where(flat < 0, flat + static_cast<std::int64_t>(n), flat)));
+  }
+  return positions;
+}
+
 }  // namespace detail
 
 /// np.extract(cond, x): x's elements where cond is true, in global C order, as a 1-d array sharded
@@ -128,18 +150,7 @@ template <array_element T>
   }
   const index_t n = x.size();
   const int p = comm.size();
-  if (const auto range = detail::global_extremes(indices); range && (range->first < -n || range->second >= n)) {
-    throw index_error("dist::take: index " + std::to_string(range->first < -n ? range->first : range->second) +
-                      " is out of bounds for a distributed array of size " + std::to_string(n) +
-                      "; indices must lie in [-" + std::to_string(n) + ", " + std::to_string(n) + ")");
-  }
-  std::vector<ndarray<std::int64_t>> requests;  // per local rank: its flat indices, in range
-  for (int l = 0; l < comm.local_size(); ++l) {
-    const stream& s = comm.stream(l);
-    ndcuda::detail::order_after(s, indices.local_shard(l).stream());
-    const ndarray<std::int64_t> flat = indices.local_shard(l).on_stream(s).ravel();
-    requests.push_back(ndarray<std::int64_t>(where(flat < 0, flat + static_cast<std::int64_t>(n), flat)));
-  }
+  const std::vector<ndarray<std::int64_t>> requests = detail::global_positions(indices, n, "take");
   std::vector<ndarray<T>> results;
   if (x.is_replicated()) {
     for (int l = 0; l < comm.local_size(); ++l) {
