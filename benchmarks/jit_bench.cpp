@@ -5,16 +5,20 @@
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <ndcuda/ndcuda.hpp>
 #include <string>
+#include <vector>
 
 #include "device/driver_api.hpp"
 #include "jit/elementwise_state.hpp"
 #include "jit/kernel_state.hpp"
 #include "jit/module.hpp"
 #include "jit/program_cache.hpp"
+#include "jit/tier0_program.hpp"
 #include "support/cold_sources.hpp"
 
 namespace nd = ndcuda;
@@ -123,6 +127,124 @@ void nvrtc_compile_and_load_baseline(benchmark::State& state) {
     NDCUDA_DRIVER_CHECK(api.module_unload(module));
   }
   state.SetLabel("a bare NVRTC compile + load + launch of a one-line kernel");
+}
+
+// --- tiered first calls: a new fused expression's first result ------------------------------
+
+// What expr/codegen.cpp generates for `x * s0 + y * y` over float32 (a fused expression's body).
+const char* expression_body = "out = ndcuda::nd_add(ndcuda::nd_multiply(in0, s0), ndcuda::nd_multiply(in1, in1))";
+
+// Each iteration a new expression state whose kernel no cache holds (its name is in the source):
+// the time from the call to its result on the host. `tiered` gives it its tier-0 program, as
+// make_expression_state does; without it the call waits for NVRTC, as before tiers. Reports the
+// median and slowest first results, and the process's very first tier-0 call (which loads the
+// interpreter's module) apart.
+void first_result_of_new_expressions(benchmark::State& state, bool tiered) {
+  if (!have_gpu(state)) return;
+  const auto& a = arrays();
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  auto& programs = jd::global_program_cache();
+  const auto disk = programs.disk();
+  programs.set_disk(nullptr);
+  const float scale = 3.5F;
+  const void* scalars[] = {&scale};
+  const void* inputs[] = {a.x, a.y};
+  std::vector<double> ms;
+  for (auto _ : state) {
+    jd::elementwise_state made(expression_body, "fresh" + std::to_string(nd::bench::cold_source_number()),
+                               {nd::dtype::float32, {nd::dtype::float32, nd::dtype::float32}, {nd::dtype::float32}});
+    if (tiered) {
+      made.tier0 = jd::encode_tier0(made.body, made.signature);
+      if (!made.tier0) {
+        state.SkipWithError("the body did not encode");
+        break;
+      }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    jd::launch_elementwise(made, elements, a.out, inputs, s, scalars);
+    s.synchronize();
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(took.count());
+    ms.push_back(took.count() * 1e3);
+  }
+  nd::jit::wait_all();  // not timed: the background compiles finish before the next benchmark
+  programs.set_disk(disk);
+  if (ms.empty()) return;
+  state.counters["first_ms"] = ms.front();
+  std::vector<double> rest(ms.begin() + 1, ms.end());
+  std::sort(rest.begin(), rest.end());
+  if (!rest.empty()) {
+    state.counters["median_ms"] = rest[rest.size() / 2];
+    state.counters["slowest_ms"] = rest.back();
+  }
+  state.SetLabel(tiered ? "tier 0 runs it; target <= 2 ms" : "waits for NVRTC (NDCUDA_JIT_TIERED=0)");
+}
+
+void jit_first_result_tiered(benchmark::State& state) {
+  first_result_of_new_expressions(state, true);
+}
+void jit_first_result_untiered(benchmark::State& state) {
+  first_result_of_new_expressions(state, false);
+}
+
+// Steady bandwidth of the same expression over 2^26 float32: the interpreter (launched directly)
+// against the compiled kernel. Target: tier 0 at >= 50% of the compiled kernel.
+constexpr nd::index_t stream_elements = nd::index_t{1} << 26;
+
+const device_arrays& stream_arrays() {
+  static const device_arrays a = [] {
+    nd::device_guard guard(0);
+    device_arrays made;
+    for (float** p : {&made.x, &made.y, &made.out}) {
+      NDCUDA_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(p), stream_elements * sizeof(float)));
+      NDCUDA_CUDA_CHECK(cudaMemset(*p, 0, stream_elements * sizeof(float)));
+    }
+    NDCUDA_CUDA_CHECK(cudaDeviceSynchronize());
+    return made;
+  }();
+  return a;
+}
+
+void tier_bandwidth(benchmark::State& state, bool interpreter) {
+  if (!have_gpu(state)) return;
+  const auto& a = stream_arrays();
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  const float scale = 3.5F;
+  const void* scalars[] = {&scale};
+  const void* inputs[] = {a.x, a.y};
+  static const jd::elementwise_state compiled(
+      expression_body, "steady", {nd::dtype::float32, {nd::dtype::float32, nd::dtype::float32}, {nd::dtype::float32}});
+  const auto program = jd::encode_tier0(compiled.body, compiled.signature);
+  const auto launch = [&] {
+    if (interpreter) {
+      (void)jd::launch_tier0(*program, stream_elements, {}, {}, a.out, inputs, 2, scalars, s);
+    } else {
+      jd::launch_elementwise(compiled, stream_elements, a.out, inputs, s, scalars);
+    }
+  };
+  launch();
+  s.synchronize();
+  nd::event start(0, true);
+  nd::event stop(0, true);
+  for (auto _ : state) {
+    start.record(s);
+    launch();
+    stop.record(s);
+    stop.synchronize();
+    state.SetIterationTime(nd::elapsed_ms(start, stop) / 1e3);
+  }
+  state.SetBytesProcessed(state.iterations() * stream_elements * 3 * static_cast<std::int64_t>(sizeof(float)));
+  state.SetLabel(interpreter ? "tier 0 (the interpreter); target >= 50% of the compiled kernel"
+                             : "the compiled kernel of the same expression");
+}
+
+void tier0_interpreter_bandwidth(benchmark::State& state) {
+  tier_bandwidth(state, true);
+}
+void tier1_compiled_bandwidth(benchmark::State& state) {
+  tier_bandwidth(state, false);
 }
 
 // --- the same kernel in a "new process": memory cache cleared, disk cache warm ----------------
@@ -260,6 +382,10 @@ void jit_cached_launch_elementwise_strided(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(jit_first_call_cold_elementwise)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
+BENCHMARK(jit_first_result_tiered)->Unit(benchmark::kMillisecond)->Iterations(20)->UseManualTime();
+BENCHMARK(jit_first_result_untiered)->Unit(benchmark::kMillisecond)->Iterations(20)->UseManualTime();
+BENCHMARK(tier0_interpreter_bandwidth)->Unit(benchmark::kMicrosecond)->UseManualTime();
+BENCHMARK(tier1_compiled_bandwidth)->Unit(benchmark::kMicrosecond)->UseManualTime();
 BENCHMARK(nvrtc_compile_and_load_baseline)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
 BENCHMARK(jit_warm_disk_elementwise)->Unit(benchmark::kMillisecond)->Iterations(50)->UseRealTime();
 BENCHMARK(module_load_baseline)->Unit(benchmark::kMillisecond)->Iterations(50)->UseRealTime();

@@ -15,6 +15,8 @@
 #include <string>
 #include <utility>
 
+#include "jit/elementwise_state.hpp"
+
 namespace ndcuda::detail {
 namespace {
 
@@ -27,9 +29,13 @@ const jit::detail::elementwise_state& cast_state(dtype to, dtype from) {
   std::lock_guard lock(mutex);
   auto& state = states[{to, from}];
   if (!state) {
-    std::string body = to == from ? "out = x" : "out = ndcuda::cast<" + std::string(cuda_type_name(to)) + ">(x)";
+    // Spelled as the expression engine spells bodies (in0), so tier 0 runs first calls too.
+    std::string body = to == from ? "out = in0" : "out = ndcuda::cast<" + std::string(cuda_type_name(to)) + ">(in0)";
     std::string kernel = "ndcuda_astype_" + std::string(ndcuda::name(from)) + "_to_" + std::string(ndcuda::name(to));
     state = jit::detail::make_elementwise_state(std::move(body), std::move(kernel), to, {from});
+    if (jit::detail::tiered_calls_enabled()) {
+      state->tier0 = jit::detail::encode_tier0(state->body, state->signature);
+    }
   }
   return *state;
 }

@@ -35,6 +35,9 @@ void print_event(const compile_event& e) {
   std::snprintf(ms, sizeof ms, "%.2f ms", e.milliseconds);
   line += ms;
   line += ", " + std::to_string(e.source_lines) + " source lines";
+  if (e.background) {
+    line += ", in the background (tier 0 ran the first calls)";
+  }
   if (!e.description.empty()) {
     constexpr std::size_t shown = 160;
     std::string body = e.description.substr(0, shown) + (e.description.size() > shown ? "..." : "");
@@ -81,13 +84,15 @@ compile_event::origin to_event_origin(program_origin o) {
 }  // namespace
 
 std::shared_ptr<const program> observed_get(program_cache& cache, const kernel_key& key, std::string_view kernel,
-                                            std::string_view description) {
+                                            std::string_view description, bool background) {
   const auto start = std::chrono::steady_clock::now();
   program_origin origin = program_origin::memory;
   std::shared_ptr<const program> found = cache.get(key, &origin);
   const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-  if (origin != program_origin::memory) {
-    record_key(key);  // a memory hit was recorded when this process first made it
+  if (origin != program_origin::memory && !background) {
+    // A memory hit was recorded when this process first made it; a background compile when it
+    // was queued (kernel_state::ready_without_waiting), in case the process ends first.
+    record_key(key);
   }
   listener_slot& s = slot();
   compile_listener listener;
@@ -105,6 +110,7 @@ std::shared_ptr<const program> observed_get(program_cache& cache, const kernel_k
   e.from = to_event_origin(origin);
   e.milliseconds = took.count();
   e.source_lines = static_cast<std::size_t>(std::count(key.source.begin(), key.source.end(), '\n')) + 1;
+  e.background = background;
   try {
     listener(e);
   } catch (...) {  // NOLINT(bugprone-empty-catch): a listener's failure must not fail the launch

@@ -13,8 +13,10 @@ namespace ndcuda::jit::detail {
 
 /// `cache.get(key)`, timed, then reported: to the compile listener (or NDCUDA_JIT_LOG's printer),
 /// and, when the program was not already in this process's memory, appended to NDCUDA_JIT_RECORD.
-/// `kernel` and `description` name it in the event.
+/// `kernel` and `description` name it in the event; `background`: a compile thread asked, while
+/// tier 0 ran the kernel's first calls.
 [[nodiscard]] std::shared_ptr<const program> observed_get(program_cache& cache, const kernel_key& key,
-                                                          std::string_view kernel, std::string_view description);
+                                                          std::string_view kernel, std::string_view description,
+                                                          bool background = false);
 
 }  // namespace ndcuda::jit::detail

@@ -197,6 +197,10 @@ void launch_elementwise(const elementwise_state& state, index_t n, void* out, co
   }
   const elementwise_plan plan = plan_contiguous(n, {addresses.data(), inputs + 1}, state.itemsizes);
   const generated_kernel& variant = state.variant(plan);
+  if (state.tier0 && !variant.kernel.ready_without_waiting(s.device()) &&
+      launch_tier0(*state.tier0, n, {}, {}, out, in, inputs, scalars, s)) {
+    return;  // tier 0 ran it; the variant compiles in the background for later calls
+  }
   const loaded_kernel& k = variant.kernel.on_device(s.device());
   kernel_args::packer args(variant.args);
   args.pointer(out).inputs(in, inputs).scalars(scalars, state.signature.scalars.size()).index(n);
@@ -249,6 +253,16 @@ void launch_elementwise(const elementwise_state& state, const operand& out, std:
     return;
   }
   const generated_kernel& variant = state.variant(plan);
+  if (state.tier0 && !variant.kernel.ready_without_waiting(s.device())) {
+    std::vector<const void*> pointers;
+    for (const operand& o : in) {
+      pointers.push_back(o.data);
+    }
+    if (launch_tier0(*state.tier0, plan.size, plan.shape, plan.strides, out.data, pointers.data(), inputs, scalars,
+                     s)) {
+      return;
+    }
+  }
   const loaded_kernel& k = variant.kernel.on_device(s.device());
   kernel_args::packer args(variant.args);
   args.pointer(out.data);

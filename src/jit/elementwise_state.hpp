@@ -14,6 +14,7 @@
 #include "jit/elementwise_source.hpp"
 #include "jit/kernel_args.hpp"
 #include "jit/kernel_state.hpp"
+#include "jit/tier0_program.hpp"
 
 namespace ndcuda::jit::detail {
 
@@ -35,6 +36,9 @@ struct elementwise_state {
   program_cache* cache;
   /// The registered NVTX name of the op's range: "elementwise <name>", or the expression's label.
   void* nvtx = nullptr;
+  /// The body as a tier-0 program, for fused expressions that the interpreter can run (set by
+  /// make_expression_state); launches use it while the variant compiles in the background.
+  std::optional<tier0_program> tier0;
 
   /// The kernel for `plan`'s variant and its parameters (its source generated on first use).
   [[nodiscard]] const generated_kernel& variant(const elementwise_plan& plan) const;

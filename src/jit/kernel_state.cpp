@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "jit/background_compiles.hpp"
 #include "jit/compile_events.hpp"
+#include "jit/kernel_record.hpp"
 #include "jit/warnings.hpp"
 
 namespace ndcuda::jit::detail {
@@ -72,6 +74,33 @@ const loaded_kernel& kernel_state::resolve(int device_index) const {
     other_devices_[device_index] = loaded;
   }
   return *loaded;
+}
+
+bool kernel_state::ready_without_waiting(int device_index) const {
+  if (!unresolved_on(device_index)) {
+    return true;  // resolved, or a device past the fast table: the usual path
+  }
+  std::unique_lock lock(mutex_);
+  if (background_done_ != nullptr) {
+    return background_done_->load(std::memory_order_acquire);
+  }
+  kernel_key key = key_for(select_target(device(device_index).capability().value()));
+  if (cache->available(key)) {
+    return true;
+  }
+  background_done_ = std::make_shared<std::atomic<bool>>(false);
+  lock.unlock();
+  record_key(key);  // now: the process may end before the compile does
+  // The job holds copies: the kernel_state may go before it runs.
+  compile_in_background(
+      [programs = cache, key = std::move(key), kernel = name, what = description, done = background_done_] {
+        try {
+          (void)observed_get(*programs, key, kernel, what, /*background=*/true);
+        } catch (...) {  // NOLINT(bugprone-empty-catch): the next on_device compiles again and reports it
+        }
+        done->store(true, std::memory_order_release);
+      });
+  return false;
 }
 
 std::shared_ptr<kernel_state> make_kernel_state(std::string source, std::string name,

@@ -52,6 +52,12 @@ struct kernel_state {
            resolved_[static_cast<std::size_t>(device)].load(std::memory_order_acquire) == nullptr;
   }
 
+  /// Tiered first calls: whether on_device(device) can answer without compiling on this thread
+  /// now (resolved there, its background compile done, or its program in memory or on disk).
+  /// Otherwise starts that compile on a background thread, once, and returns false: the caller
+  /// runs tier 0 meanwhile (jit/tier0_program.hpp).
+  [[nodiscard]] bool ready_without_waiting(int device) const;
+
  private:
   static constexpr int fast_devices = 64;
   const loaded_kernel& resolve(int device) const;
@@ -60,6 +66,9 @@ struct kernel_state {
   mutable std::mutex mutex_;
   mutable std::map<int, const loaded_kernel*> other_devices_;
   mutable std::vector<std::shared_ptr<const program>> programs_;  // keeps resolved kernels alive
+  /// Set when a background compile started: true once it ended (a failure is reported by the
+  /// next on_device, which compiles again on its own thread).
+  mutable std::shared_ptr<std::atomic<bool>> background_done_;
 };
 
 /// The program_name for a kernel name: identifier characters kept, the rest replaced by '_'.

@@ -101,6 +101,19 @@ std::shared_ptr<const program> program_cache::produce(const kernel_key& key, boo
   return std::make_shared<const program>(key, std::move(compiled), false);
 }
 
+bool program_cache::available(const kernel_key& key) {
+  {
+    std::lock_guard lock(mutex_);
+    if (auto found = programs_.find(key.canonical()); found != programs_.end()) {
+      return found->second.future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    }
+  }
+  const std::shared_ptr<disk_cache> disk_now = disk();
+  std::error_code ignored;
+  return disk_now != nullptr && disk_now->enabled() && disk_now->folder_trusted() &&
+         std::filesystem::is_regular_file(disk_now->entry_path(key), ignored);
+}
+
 std::shared_ptr<disk_cache> program_cache::disk() const {
   std::lock_guard lock(mutex_);
   return disk_;

@@ -78,6 +78,10 @@ class program_cache {
   /// overwrites the disk entry. Returns the program now cached for the key.
   [[nodiscard]] std::shared_ptr<const program> replace_stale(const kernel_key& key, const program* stale);
 
+  /// Whether get(key) would answer now without compiling: the program is ready in memory, or an
+  /// entry for it is in the (trusted) disk cache. False while its compile is in flight.
+  [[nodiscard]] bool available(const kernel_key& key);
+
   /// Forgets every program. Kernels already resolved keep theirs alive.
   void clear();
 

@@ -1,7 +1,7 @@
-# Runs PROGRAM RUNS times; fails unless every run exits with status 0, prints its last line and
+# Runs PROGRAM (with ARGUMENT, when given) RUNS times; fails unless every run exits with status 0, prints its last line and
 # shows no sign of a crash or std::terminate. Prints NDCUDA_SKIP (ctest: skipped) without a GPU.
 foreach(run RANGE 1 ${RUNS})
-  execute_process(COMMAND ${PROGRAM} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+  execute_process(COMMAND ${PROGRAM} ${ARGUMENT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
   if(out MATCHES "NDCUDA_SKIP")
     message("${out}")
     return()

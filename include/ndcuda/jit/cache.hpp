@@ -26,6 +26,9 @@ struct compile_event {
   origin from = origin::memory;  ///< where it came from
   double milliseconds = 0;       ///< the time to obtain it: a lookup, a disk load, or the compile
   std::size_t source_lines = 0;  ///< lines of the generated or given CUDA source
+  /// Compiled on a background thread while the expression's first calls ran on tier 0, the
+  /// ahead-of-time interpreter (docs/jit.md, "Tiered first calls"); false: the caller waited.
+  bool background = false;
 };
 
 /// Receives every compile_event. Called on the thread that needed the kernel, maybe on several
@@ -61,6 +64,12 @@ struct cache_status {
 
 /// The JIT caches' configuration and counters, now.
 [[nodiscard]] cache_status status();
+
+/// Blocks until every kernel compiling in the background is ready. A new fused expression's first
+/// calls run on tier 0, an interpreter compiled ahead of time, while its own kernel compiles on a
+/// background thread (NDCUDA_JIT_TIERED=0 turns that off); benchmarks and warm starts call this
+/// so that later calls run the compiled kernel. Returns at once when nothing is compiling.
+void wait_all();
 
 /// Forgets every compiled kernel held in memory. Kernel objects that already ran keep theirs;
 /// new ones (and new variants) look in the disk cache again.
