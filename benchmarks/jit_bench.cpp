@@ -58,18 +58,20 @@ struct device_arrays {
   float* out = nullptr;
 };
 
-// Three arrays of `elements` floats on device 0, made once and kept for the process.
+// Three zeroed arrays of `count` floats on device 0 (the callers keep them for the process).
+device_arrays make_arrays(nd::index_t count) {
+  nd::device_guard guard(0);
+  device_arrays made;
+  for (float** p : {&made.x, &made.y, &made.out}) {
+    NDCUDA_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(p), count * sizeof(float)));
+    NDCUDA_CUDA_CHECK(cudaMemset(*p, 0, count * sizeof(float)));
+  }
+  NDCUDA_CUDA_CHECK(cudaDeviceSynchronize());
+  return made;
+}
+
 const device_arrays& arrays() {
-  static const device_arrays a = [] {
-    nd::device_guard guard(0);
-    device_arrays made;
-    for (float** p : {&made.x, &made.y, &made.out}) {
-      NDCUDA_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(p), elements * sizeof(float)));
-      NDCUDA_CUDA_CHECK(cudaMemset(*p, 0, elements * sizeof(float)));
-    }
-    NDCUDA_CUDA_CHECK(cudaDeviceSynchronize());
-    return made;
-  }();
+  static const device_arrays a = make_arrays(elements);
   return a;
 }
 
@@ -193,16 +195,7 @@ void jit_first_result_untiered(benchmark::State& state) {
 constexpr nd::index_t stream_elements = nd::index_t{1} << 26;
 
 const device_arrays& stream_arrays() {
-  static const device_arrays a = [] {
-    nd::device_guard guard(0);
-    device_arrays made;
-    for (float** p : {&made.x, &made.y, &made.out}) {
-      NDCUDA_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(p), stream_elements * sizeof(float)));
-      NDCUDA_CUDA_CHECK(cudaMemset(*p, 0, stream_elements * sizeof(float)));
-    }
-    NDCUDA_CUDA_CHECK(cudaDeviceSynchronize());
-    return made;
-  }();
+  static const device_arrays a = make_arrays(stream_elements);
   return a;
 }
 
