@@ -1,7 +1,7 @@
 // Build-time tool: compiles the tier-0 interpreter (kernels/tier0_interpreter.cu) with NVRTC, the
 // compiler and options of the fused kernels it stands in for, into one CUBIN per architecture, and
 // writes them as bytes into a C++ source of the library (src/jit/tier0_images.hpp). Needs no GPU.
-//   ndcuda-tier0-images <out.cpp> <kernels folder> <arch>...     (arch: 90 for sm_90)
+//   ndcuda-tier0-images <out.cpp> <kernels folder> <arch>...     (arch: 90 for sm_90; none: no tier 0)
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -68,7 +68,7 @@ std::string compile(const std::string& source, const std::vector<std::string>& n
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
+  if (argc < 3) {
     std::cerr << "usage: ndcuda-tier0-images <out.cpp> <kernels folder> <arch>...\n";
     return 2;
   }
