@@ -51,6 +51,7 @@ const program* interpreter_for(int device_arch) {
 }
 
 std::atomic<std::uint64_t> launches{0};
+std::atomic<int> tiered_override{-1};  // -1: NDCUDA_JIT_TIERED decides
 
 }  // namespace
 
@@ -59,11 +60,18 @@ std::uint64_t tier0_launch_count() noexcept {
 }
 
 bool tiered_calls_enabled() noexcept {
-  static const bool enabled = [] {
+  if (const int set = tiered_override.load(std::memory_order_relaxed); set >= 0) {
+    return set != 0;
+  }
+  static const bool from_environment = [] {
     const char* value = std::getenv("NDCUDA_JIT_TIERED");
-    return value == nullptr || std::strcmp(value, "0") != 0;
+    return value != nullptr && std::strcmp(value, "1") == 0;
   }();
-  return enabled;
+  return from_environment;
+}
+
+void set_tiered_calls(bool enabled) noexcept {
+  tiered_override.store(enabled ? 1 : 0, std::memory_order_relaxed);
 }
 
 bool launch_tier0(const tier0_program& encoded, index_t n, std::span<const index_t> shape,

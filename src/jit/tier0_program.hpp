@@ -38,8 +38,13 @@ struct tier0_program {
 /// The value type code of `t` (NDCUDA_TIER0_*), or -1 when tier 0 has none.
 [[nodiscard]] int tier0_type(dtype t) noexcept;
 
-/// Whether NDCUDA_JIT_TIERED allows tier 0 (read once; on unless it is "0").
+/// Whether new fused expressions get a tier-0 program: off unless NDCUDA_JIT_TIERED is "1" (read
+/// once) or set_tiered_calls(true) said so. Opt-in while tier 0 has the known faults that
+/// docs/jit.md lists. Expressions already built keep what they were built with.
 [[nodiscard]] bool tiered_calls_enabled() noexcept;
+
+/// Overrides NDCUDA_JIT_TIERED for expressions built from now on (tests and benchmarks).
+void set_tiered_calls(bool enabled) noexcept;
 
 /// Launches of tier 0 in this process (tests ask which tier ran).
 [[nodiscard]] std::uint64_t tier0_launch_count() noexcept;

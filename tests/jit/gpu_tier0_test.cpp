@@ -29,8 +29,10 @@ void start_cold() {
   nd::jit::clear_memory_cache();
 }
 
-bool tiered() {
-  return jd::tiered_calls_enabled();
+// Tier 0 is opt-in (NDCUDA_JIT_TIERED=1); each test says which way it runs. Every test runs in a
+// process of its own under ctest, and the expressions each builds are new ones.
+void use_tiers(bool on) {
+  jd::set_tiered_calls(on);
 }
 
 template <class T>
@@ -108,7 +110,7 @@ void compare_row(const char* row, F&& f) {
 
 TEST(Tier0, EveryInterpreterRowGivesTheCompiledKernelsBitsOnEveryDtype) {
   NDCUDA_REQUIRE_GPU();
-  if (!tiered()) GTEST_SKIP() << "NDCUDA_JIT_TIERED=0";
+  use_tiers(true);
   start_cold();
 #define NDCUDA_TEST_TIER0_ROW(tag, arity, types, predicate) \
   compare_row<arity, types>(#tag, [](const auto&... x) { return nd::tag(x...); });
@@ -129,7 +131,7 @@ TEST(Tier0, EveryInterpreterRowGivesTheCompiledKernelsBitsOnEveryDtype) {
 
 TEST(Tier0, FloatChainsDifferOnlyByTheContractedRoundings) {
   NDCUDA_REQUIRE_GPU();
-  if (!tiered()) GTEST_SKIP() << "NDCUDA_JIT_TIERED=0";
+  use_tiers(true);
   start_cold();
   const auto x = nd::testing::uniform_values<float>(n, -8.0, 8.0);
   const auto y = nd::testing::uniform_values<float>(n, -8.0, 8.0);
@@ -154,7 +156,7 @@ TEST(Tier0, FloatChainsDifferOnlyByTheContractedRoundings) {
 
 TEST(Tier0, StridedAndBroadcastOperandsMatchTheCompiledKernel) {
   NDCUDA_REQUIRE_GPU();
-  if (!tiered()) GTEST_SKIP() << "NDCUDA_JIT_TIERED=0";
+  use_tiers(true);
   start_cold();
   const nd::index_t rows = 67;
   const nd::index_t cols = 129;
@@ -179,7 +181,7 @@ TEST(Tier0, StridedAndBroadcastOperandsMatchTheCompiledKernel) {
 
 TEST(Tier0, AGraphCapturedOnTheFirstCallKeepsTheInterpreterAndReplaysRight) {
   NDCUDA_REQUIRE_GPU();
-  if (!tiered()) GTEST_SKIP() << "NDCUDA_JIT_TIERED=0";
+  use_tiers(true);
   start_cold();
   nd::stream s(0);
   auto x = nd::testing::uniform_values<float>(n, -2.0, 2.0);
@@ -200,7 +202,7 @@ TEST(Tier0, AGraphCapturedOnTheFirstCallKeepsTheInterpreterAndReplaysRight) {
 
 TEST(Tier0, TheCompileEventSaysTheKernelWasCompiledInTheBackground) {
   NDCUDA_REQUIRE_GPU();
-  if (!tiered()) GTEST_SKIP() << "NDCUDA_JIT_TIERED=0";
+  use_tiers(true);
   start_cold();
   std::mutex mutex;
   std::vector<nd::jit::compile_event> events;
@@ -222,7 +224,7 @@ TEST(Tier0, TheCompileEventSaysTheKernelWasCompiledInTheBackground) {
 
 TEST(Tier0, WithTiersOffTheFirstCallWaitsForItsKernel) {
   NDCUDA_REQUIRE_GPU();
-  if (tiered()) GTEST_SKIP() << "runs under NDCUDA_JIT_TIERED=0 (ctest: jit/Tier0TiersOff)";
+  use_tiers(false);
   start_cold();
   const auto a = random_array<float>(n);
   const std::uint64_t before = jd::tier0_launch_count();
