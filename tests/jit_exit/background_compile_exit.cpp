@@ -1,12 +1,16 @@
 // A program that exits while a background compile (tiered first calls) is running, on the CPU:
 // NVRTC compiles a kernel no cache holds, and main returns at once. "first": during the process's
 // first compile (NVRTC loads its builtins then); "later": during a compile queued after a first
-// one finished. run_repeatedly.cmake runs it many times; every exit must be clean.
+// one finished; "disk": a first compile that then writes its entry to the disk cache.
+// run_repeatedly.cmake runs it many times; every exit must be clean.
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <ndcuda/jit/cache.hpp>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "jit/background_compiles.hpp"
 #include "jit/kernel_key.hpp"
@@ -16,26 +20,36 @@ namespace jd = ndcuda::jit::detail;
 
 namespace {
 
-// Queues the compile of a kernel whose source no earlier run compiled (NVRTC's own cache, too).
+// Queues the compile of a kernel whose source no earlier run compiled (NVRTC's own cache, too),
+// and returns once a compile thread has taken it: main then exits during the compile, not before
+// it starts (a queued compile is only dropped at exit).
 void compile_fresh_kernel_in_background() {
   static std::mt19937_64 engine{std::random_device{}()};
   const std::string constant = std::to_string(engine() % 8388608) + ".0f";
   const jd::kernel_key key =
       jd::make_key("extern \"C\" __global__ void probe(float* x) { x[threadIdx.x] *= " + constant + "; }",
                    "exit_probe.cu", {"probe"}, {}, jd::compile_target{90, false});
-  jd::compile_in_background([key] {
+  auto started = std::make_shared<std::atomic<bool>>(false);
+  jd::compile_in_background([key, started] {
+    started->store(true);
     try {
       (void)jd::global_program_cache().get(key);
     } catch (...) {  // NOLINT(bugprone-empty-catch): a failed compile is not what this probe tests
     }
   });
+  while (!started->load()) {
+    std::this_thread::yield();
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool later = argc > 1 && std::strcmp(argv[1], "later") == 0;
-  jd::global_program_cache().set_disk(nullptr);
+  const bool disk = argc > 1 && std::strcmp(argv[1], "disk") == 0;
+  if (!disk) {
+    jd::global_program_cache().set_disk(nullptr);
+  }
   compile_fresh_kernel_in_background();
   if (later) {
     ndcuda::jit::wait_all();
