@@ -50,16 +50,6 @@ ctest --test-dir "$build" -j "${NDCUDA_CTEST_JOBS:-$jobs}" --output-on-failure "
 ctest_rc=$?
 # Everything but the lines of passing or starting tests: failures keep their whole output.
 grep -vE '^ *([0-9]+/[0-9]+ Test +#[0-9]+: .* Passed|Start +[0-9]+: )' "$log"
-# Crash and exit-hang reports (tests/support/crash_report.cpp): their frames in test executables, named.
-if grep -q '^\[ ndcuda test \]' "$log"; then
-  echo "gpu-check: the crash reports' frames in test executables:"
-  grep -oE '^/[^ (]+\(\+0x[0-9a-f]+\)' "$log" | awk '!seen[$0]++' | head -300 | while IFS= read -r frame; do
-    exe=${frame%%(*}
-    offset=${frame##*(+}
-    offset=${offset%)}
-    [[ -x "$exe" ]] && echo "  $frame $(addr2line -f -C -e "$exe" "$offset" 2>/dev/null | paste -sd' ')"
-  done
-fi
 
 skipped=$(sed -n '/The following tests did not run:/,/^$/p' "$log" | grep -E '\(Skipped\)' || true)
 if ((gpus >= 2)); then
