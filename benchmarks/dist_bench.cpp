@@ -252,21 +252,71 @@ void BM_MatmulContractedToRows(benchmark::State& state) {
 }
 BENCHMARK(BM_MatmulContractedToRows)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
 
-void BM_MatmulOneGpu(benchmark::State& state) {
+// Both operands on a grid of blocks (SUMMA): the squarest grid of the ranks (2 x 1 on 2 GPUs,
+// 2 x 2 on 4), or its transpose with the argument 1.
+std::vector<int> squarest_grid(int p, bool transposed) {
+  int rows = 1;
+  for (int r = 1; r * r <= p; ++r) {
+    if (p % r == 0) {
+      rows = r;
+    }
+  }
+  const int cols = p / rows;
+  return transposed ? std::vector<int>{rows, cols} : std::vector<int>{cols, rows};
+}
+
+template <class T>
+void matmul_summa(benchmark::State& state) {
+  if (skip(state)) {
+    return;
+  }
+  const nd::index_t n = matmul_extent();
+  const auto grid = dist::sharding::block({0, 1}, squarest_grid(ranks(), state.range(0) == 1));
+  const auto a = dist::full<T>({n, n}, T(0.5F), comm(), grid);
+  const auto b = dist::full<T>({n, n}, T(0.25F), comm(), grid);
+  comm().synchronize();
+  host_timed(state, [&] {
+    const auto c = dist::matmul(a, b);
+    comm().synchronize();
+    keep(c);
+  });
+  set_flops(state, n);
+  state.counters["gpus"] = ranks();
+  state.SetLabel(dist::describe(grid));
+}
+void BM_MatmulSumma(benchmark::State& state) {
+  matmul_summa<float>(state);
+}
+BENCHMARK(BM_MatmulSumma)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+void BM_MatmulSummaBf16(benchmark::State& state) {
+  matmul_summa<__nv_bfloat16>(state);
+}
+BENCHMARK(BM_MatmulSummaBf16)->Arg(0)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+template <class T>
+void matmul_one_gpu(benchmark::State& state) {
   if (skip(state)) {
     return;
   }
   const nd::index_t n = matmul_extent();
   const nd::stream& s = comm().stream(0);
-  const auto a = nd::full<float>({n, n}, 0.5F, s);
-  const auto b = nd::full<float>({n, n}, 0.25F, s);
-  auto c = nd::empty<float>({n, n}, s);
+  const auto a = nd::full<T>({n, n}, T(0.5F), s);
+  const auto b = nd::full<T>({n, n}, T(0.25F), s);
+  auto c = nd::empty<T>({n, n}, s);
   sync_one(s);
   host_timed(state, [&] {
     c(nd::ellipsis) = nd::matmul(a, b);
     sync_one(s);
   });
   set_flops(state, n);
+}
+void BM_MatmulOneGpuBf16(benchmark::State& state) {
+  matmul_one_gpu<__nv_bfloat16>(state);
+}
+BENCHMARK(BM_MatmulOneGpuBf16)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_MatmulOneGpu(benchmark::State& state) {
+  matmul_one_gpu<float>(state);
 }
 BENCHMARK(BM_MatmulOneGpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
 

@@ -500,7 +500,15 @@ void communicator::all_reduce(std::span<void* const> buffers, std::size_t count,
 }
 
 void communicator::exchange(std::span<const message> messages) const {
+  exchange(messages, checked(state_)->streams);
+}
+
+void communicator::exchange(std::span<const message> messages, std::span<const ndcuda::stream> streams) const {
   const auto s = checked(state_);
+  if (streams.size() != s->comms.size()) {
+    throw communication_error("communicator::exchange: " + std::to_string(streams.size()) + " streams for " +
+                              std::to_string(s->comms.size()) + " local ranks; pass one stream per local rank");
+  }
   for (const auto& m : messages) {
     if (m.local < 0 || m.local >= static_cast<int>(s->comms.size()) || m.peer < 0 || m.peer >= s->size) {
       throw communication_error("communicator::exchange: message between local rank " + std::to_string(m.local) +
@@ -518,8 +526,8 @@ void communicator::exchange(std::span<const message> messages) const {
   NDCUDA_NCCL_CHECK(ncclGroupStart());
   for (const auto& m : messages) {
     const auto i = static_cast<std::size_t>(m.local);
-    const ncclResult_t rc = m.send ? ncclSend(m.data, m.bytes, ncclUint8, m.peer, s->comms[i], s->streams[i].handle())
-                                   : ncclRecv(m.data, m.bytes, ncclUint8, m.peer, s->comms[i], s->streams[i].handle());
+    const ncclResult_t rc = m.send ? ncclSend(m.data, m.bytes, ncclUint8, m.peer, s->comms[i], streams[i].handle())
+                                   : ncclRecv(m.data, m.bytes, ncclUint8, m.peer, s->comms[i], streams[i].handle());
     if (rc != ncclSuccess && rc != ncclInProgress) {
       (void)ncclGroupEnd();
       s->abort_locked();

@@ -8,32 +8,46 @@
 namespace ndcuda::dist::detail {
 
 leaf_window window_of(const shape_t& leaf, const shape_t& result, const sharding& spec, int ranks, int rank) {
+  leaf_window w;
   if (spec.is_replicated()) {
-    return {};
+    return w;
   }
-  const int axis = spec.axis() - static_cast<int>(result.size()) + static_cast<int>(leaf.size());
-  if (axis < 0 || leaf[static_cast<std::size_t>(axis)] == 1) {
-    return {};  // the leaf broadcasts along the sharded axis: every rank reads all of it
+  const block_box cut = shard_box(result, spec, ranks, rank);
+  const int offset = static_cast<int>(result.size()) - static_cast<int>(leaf.size());
+  for (const int sharded : spec.axes) {
+    const int axis = sharded - offset;
+    if (axis < 0 || leaf[static_cast<std::size_t>(axis)] == 1) {
+      continue;  // the leaf broadcasts along this sharded axis: every rank reads all of it
+    }
+    const index_t extent = result[static_cast<std::size_t>(sharded)];
+    if (leaf[static_cast<std::size_t>(axis)] != extent) {
+      throw shape_error("distributed expression: an operand of shape " + format_shape(leaf) +
+                        " does not broadcast to the result's shape " + format_shape(result));
+    }
+    if (w.whole) {
+      w.whole = false;
+      w.box.resize(leaf.size());
+      for (std::size_t d = 0; d < leaf.size(); ++d) {
+        w.box[d] = {0, leaf[d]};
+      }
+    }
+    w.box[static_cast<std::size_t>(axis)] = cut[static_cast<std::size_t>(sharded)];
   }
-  const index_t extent = result[static_cast<std::size_t>(spec.axis())];
-  if (leaf[static_cast<std::size_t>(axis)] != extent) {
-    throw shape_error("distributed draw: an operand of shape " + format_shape(leaf) +
-                      " does not broadcast to the result's shape " + format_shape(result));
-  }
-  return {axis, block_of(extent, ranks, rank)};
+  return w;
 }
 
 draw_window window_of_draw(const shape_t& shape, const leaf_window& w) {
   draw_window out;
   out.layout = contiguous_layout(shape);
-  if (w.axis < 0) {
+  if (w.whole) {
     return out;
   }
   // The strides stay those of the global draw: the engines' offsets are then global flat indices
   // (less the shift), and a window along axis 0 is itself C-contiguous (the dense, vectorised path).
-  const auto a = static_cast<std::size_t>(w.axis);
-  out.shift = static_cast<std::uint64_t>(w.range.begin * out.layout.strides[a]);
-  out.layout.shape[a] = w.range.size();
+  for (std::size_t a = 0; a < shape.size(); ++a) {
+    out.shift += static_cast<std::uint64_t>(w.box[a].begin * out.layout.strides[a]);
+    out.layout.shape[a] = w.box[a].size();
+  }
   return out;
 }
 

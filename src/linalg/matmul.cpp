@@ -61,7 +61,8 @@ erased_array batched_view(const erased_array& x, bool vector_as_row, const matmu
   return with_layout(x, std::move(l));
 }
 
-void cublas_matmul(const erased_array& out, erased_array a, erased_array b, const matmul_plan& p) {
+// out = a @ b, or out += a @ b when `accumulate` (cuBLAS's beta = 1).
+void cublas_matmul(const erased_array& out, erased_array a, erased_array b, const matmul_plan& p, bool accumulate) {
   const std::size_t nb = p.batch.size();
   gemm_layout la = plan_gemm_operand(p.batch, p.m, p.k, a.layout.strides);
   if (!la.ok) {
@@ -84,7 +85,7 @@ void cublas_matmul(const erased_array& out, erased_array a, erased_array b, cons
   const float one_c[2] = {1.0f, 0.0f}, zero_c[2] = {0.0f, 0.0f};
   const double one_z[2] = {1.0, 0.0}, zero_z[2] = {0.0, 0.0};
   const void* alpha = &one_f;
-  const void* beta = &zero_f;
+  const void* beta = accumulate ? &one_f : &zero_f;
   switch (t) {
     case dtype::float32:
       compute = allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -92,17 +93,17 @@ void cublas_matmul(const erased_array& out, erased_array a, erased_array b, cons
     case dtype::complex64:
       compute = allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
       alpha = one_c;
-      beta = zero_c;
+      beta = accumulate ? one_c : zero_c;
       break;
     case dtype::float64:
       compute = CUBLAS_COMPUTE_64F;
       alpha = &one_d;
-      beta = &zero_d;
+      beta = accumulate ? &one_d : &zero_d;
       break;
     case dtype::complex128:
       compute = CUBLAS_COMPUTE_64F;
       alpha = one_z;
-      beta = zero_z;
+      beta = accumulate ? one_z : zero_z;
       break;
     default:  // float16, bfloat16: tensor cores, float32 accumulation
       break;
@@ -116,7 +117,7 @@ void cublas_matmul(const erased_array& out, erased_array a, erased_array b, cons
   // Large half-precision products go through cuBLASLt's heuristic, as PyTorch routes them: on the
   // H100 it offers faster Hopper kernels than cublasGemmEx's default choice. Small ones keep the
   // cheaper host path (the heuristic query costs microseconds per call).
-  if ((t == dtype::float16 || t == dtype::bfloat16) && batch == 1 && work >= 1.0e8 &&
+  if ((t == dtype::float16 || t == dtype::bfloat16) && batch == 1 && work >= 1.0e8 && !accumulate &&
       lt_gemm(out, a, la, b, lb, p.m, p.n, p.k, nullptr, 0)) {
     report.cublas = true;
     return;
@@ -238,7 +239,7 @@ namespace {
 // The product of a_in and b_in into `out`, a C-contiguous buffer of the plan's full shape (batch,
 // m, n) and of out_type, on s. Operands of another dtype are converted first.
 void run_matmul(erased_array out, const erased_array& a_in, const erased_array& b_in, const matmul_plan& p,
-                const stream& s) {
+                const stream& s, bool accumulate = false) {
   const dtype out_type = out.type;
   erased_array a = on_stream(a_in, s);
   erased_array b = on_stream(b_in, s);
@@ -256,8 +257,11 @@ void run_matmul(erased_array out, const erased_array& a_in, const erased_array& 
   erased_array av = batched_view(a, true, p, p.m, p.k);
   erased_array bv = batched_view(b, false, p, p.k, p.n);
   if (is_floating(out_type) || is_complex(out_type)) {
-    cublas_matmul(out, std::move(av), std::move(bv), p);
+    cublas_matmul(out, std::move(av), std::move(bv), p, accumulate);
   } else {
+    if (accumulate) {
+      throw error("ndcuda internal error: matmul_accumulate_into takes float and complex dtypes; please report this");
+    }
     integer_matmul(out, std::move(av), std::move(bv), p);
   }
 }
@@ -283,7 +287,7 @@ erased_array matmul(const erased_array& a_in, const erased_array& b_in, dtype ou
   return out;
 }
 
-void matmul_into(const erased_array& into, const erased_array& a_in, const erased_array& b_in) {
+void matmul_into(const erased_array& into, const erased_array& a_in, const erased_array& b_in, bool accumulate) {
   report = {};
   const matmul_plan p = plan_matmul(a_in.layout.shape, b_in.layout.shape);
   if (p.k == 0 || into.layout.shape != p.out_shape || !is_c_contiguous(into.layout.shape, into.layout.strides) ||
@@ -296,7 +300,7 @@ void matmul_into(const erased_array& into, const erased_array& a_in, const erase
   const stream s = a_in.s;
   erased_array out = on_stream(into, s);          // s waits for earlier work on the target (its reads)
   out.layout = contiguous_layout(full_shape(p));  // the same bytes, with the promoted extent-1 axes
-  run_matmul(out, a_in, b_in, p, s);
+  run_matmul(out, a_in, b_in, p, s, accumulate);
   ndcuda::detail::order_after(into.s, s);  // later work on the target's stream sees the product
 }
 

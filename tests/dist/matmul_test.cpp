@@ -154,3 +154,28 @@ TEST(DistMatmul, LayoutsItDoesNotTakeNameBothShardingsAndTheFix) {
   const auto vector = dist::distribute(nd::asarray<float>(std::vector<float>{1, 2, 3, 4, 5, 6}), comm, 0);
   EXPECT_THROW((void)dist::matmul(vector, a_rows), nd::shape_error);
 }
+
+TEST(DistMatmul, SummaPanelsCutTheInnerExtentWhereEitherOperandIsCut) {
+  // K = 10: A's columns over 2 grid columns cut at 5, B's rows over 3 grid rows at 4 and 7.
+  const auto panels = dist::detail::summa_panels(10, 3, 2);
+  const std::vector<dist::detail::summa_panel> want{{{0, 4}, 0, 0}, {{4, 5}, 0, 1}, {{5, 7}, 1, 1}, {{7, 10}, 1, 2}};
+  EXPECT_EQ(panels, want);
+  // Every k lies in exactly one panel, owned by the blocks that hold it.
+  for (nd::index_t k : {0, 1, 5, 17}) {
+    for (int rows = 1; rows <= 4; ++rows) {
+      for (int cols = 1; cols <= 4; ++cols) {
+        nd::index_t next = 0;
+        for (const auto& p : dist::detail::summa_panels(k, rows, cols)) {
+          EXPECT_EQ(p.k.begin, next);
+          EXPECT_GT(p.k.size(), 0);
+          EXPECT_GE(p.k.begin, dist::block_of(k, cols, p.a_column).begin);
+          EXPECT_LE(p.k.end, dist::block_of(k, cols, p.a_column).end);
+          EXPECT_GE(p.k.begin, dist::block_of(k, rows, p.b_row).begin);
+          EXPECT_LE(p.k.end, dist::block_of(k, rows, p.b_row).end);
+          next = p.k.end;
+        }
+        EXPECT_EQ(next, k) << k << " over " << rows << " x " << cols;
+      }
+    }
+  }
+}

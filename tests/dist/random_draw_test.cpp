@@ -98,11 +98,12 @@ TEST(DistDrawWindows, EachRanksWindowVisitsItsBlocksGlobalFlatIndices) {
           const auto w = dist::detail::window_of(shape, shape, spec, p, r);
           const auto block = dist::block_of(shape[static_cast<std::size_t>(axis)], p, r);
           if (shape[static_cast<std::size_t>(axis)] == 1) {
-            EXPECT_EQ(w.axis, -1) << "an axis of extent 1 broadcasts";
+            EXPECT_TRUE(w.whole) << "an axis of extent 1 broadcasts";
             continue;
           }
-          EXPECT_EQ(w.axis, axis);
-          EXPECT_EQ(w.range, block);
+          ASSERT_FALSE(w.whole);
+          EXPECT_EQ(w.box, dist::shard_box(shape, spec, p, r));
+          EXPECT_EQ(w.box[static_cast<std::size_t>(axis)], block);
           const auto dw = dist::detail::window_of_draw(shape, w);
           EXPECT_EQ(dw.layout.shape, dist::shard_shape(shape, spec, p, r));
           EXPECT_EQ(visited(dw), block_indices(shape, axis, block));
@@ -118,14 +119,23 @@ TEST(DistDrawWindows, EachRanksWindowVisitsItsBlocksGlobalFlatIndices) {
 TEST(DistDrawWindows, BroadcastLeavesReadTheirWholeOrTheAlignedPart) {
   const nd::shape_t result{7, 5};
   // A (5,) parameter against rows cut over ranks: every rank reads all of it.
-  EXPECT_EQ(dist::detail::window_of({5}, result, dist::sharding::block(0), 3, 1).axis, -1);
-  EXPECT_EQ(dist::detail::window_of({1, 5}, result, dist::sharding::block(0), 3, 1).axis, -1);
+  EXPECT_TRUE(dist::detail::window_of({5}, result, dist::sharding::block(0), 3, 1).whole);
+  EXPECT_TRUE(dist::detail::window_of({1, 5}, result, dist::sharding::block(0), 3, 1).whole);
   // Columns cut over ranks: its aligned part.
   const auto w = dist::detail::window_of({5}, result, dist::sharding::block(1), 3, 2);
-  EXPECT_EQ(w.axis, 0);
-  EXPECT_EQ(w.range, dist::block_of(5, 3, 2));
+  ASSERT_FALSE(w.whole);
+  EXPECT_EQ(w.box, (dist::block_box{dist::block_of(5, 3, 2)}));
   const auto dw = dist::detail::window_of_draw({5}, w);
-  EXPECT_EQ(dw.shift, static_cast<std::uint64_t>(w.range.begin));
+  EXPECT_EQ(dw.shift, static_cast<std::uint64_t>(w.box[0].begin));
+  // A 2 x 2 grid of a (7, 5) result: rank 3 reads rows [4, 7) and columns [3, 5) of the global
+  // draw, whose first element is at flat index 4 * 5 + 3.
+  const auto corner = dist::detail::window_of(result, result, dist::sharding::block({0, 1}, {2, 2}), 4, 3);
+  ASSERT_FALSE(corner.whole);
+  EXPECT_EQ(corner.box, (dist::block_box{{4, 7}, {3, 5}}));
+  const auto corner_draw = dist::detail::window_of_draw(result, corner);
+  EXPECT_EQ(corner_draw.shift, 23u);
+  EXPECT_EQ(corner_draw.layout.shape, (nd::shape_t{3, 2}));
+  EXPECT_EQ(corner_draw.layout.strides, nd::contiguous_layout(result).strides);
   // Replicated: the whole leaf, from element 0.
   const auto whole = dist::detail::window_of_draw(result, dist::detail::window_of(result, result, {}, 4, 3));
   EXPECT_EQ(whole.shift, 0u);

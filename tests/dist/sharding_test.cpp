@@ -51,18 +51,25 @@ TEST(Sharding, ShardShapesAndIntersections) {
   EXPECT_EQ(dist::intersect({0, 2}, {5, 9}).size(), 0);
 }
 
-TEST(Sharding, NormalizeAxesAndRefuseGrids) {
+TEST(Sharding, NormalizeAxesAndCheckGrids) {
   EXPECT_EQ(dist::normalize(dist::sharding::block(-1), 3), dist::sharding::block(2));
   EXPECT_TRUE(dist::normalize(dist::sharding::replicated(), 0).is_replicated());
   EXPECT_THROW((void)dist::normalize(dist::sharding::block(3), 3), nd::shape_error);
   EXPECT_THROW((void)dist::normalize(dist::sharding::block(0), 0), nd::shape_error);
+  EXPECT_EQ(dist::normalize(dist::sharding::block({0, -1}, {2, 2}), 2), dist::sharding::block({0, 1}, {2, 2}));
+  // A grid of 2 x 2 ranks cannot lay an array over 3.
   try {
-    (void)dist::normalize(dist::sharding{{0, 1}, {2, 2}}, 2);
-    FAIL() << "a 2-D grid was accepted";
+    (void)dist::normalize(dist::sharding::block({0, 1}, {2, 2}), 2, 3);
+    FAIL() << "a grid of 4 ranks was accepted for 3";
   } catch (const nd::shape_error& e) {
-    EXPECT_NE(std::string(e.what()).find("one axis"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("multiply to the rank count"), std::string::npos) << e.what();
   }
+  EXPECT_THROW((void)dist::normalize(dist::sharding::block({1, -1}, {2, 2}), 2), nd::shape_error);  // axis twice
+  EXPECT_THROW((void)dist::normalize(dist::sharding::block({0, 1}, {4}), 2), nd::shape_error);      // grid rank
+  // A 1-D grid is kept in the form block(axis).
+  EXPECT_EQ(dist::normalize(dist::sharding::block({1}, {3}), 2, 3), dist::sharding::block(1));
   EXPECT_EQ(dist::describe(dist::sharding::block(1)), "block(axis=1)");
+  EXPECT_EQ(dist::describe(dist::sharding::block({0, 1}, {2, 1})), "block(axes=(0,1), grid=(2,1))");
   EXPECT_EQ(dist::describe(dist::sharding::replicated()), "replicated");
 }
 

@@ -129,6 +129,9 @@ class communicator {
   /// Posts every message inside one ncclGroupStart/ncclGroupEnd, each on its local rank's stream,
   /// so no ordering of the sends and receives can deadlock.
   void exchange(std::span<const message> messages) const;
+  /// The same on other streams: local rank l's messages go on `streams[l]` (a stream of its device),
+  /// so that communication overlaps computation on stream(l). The caller orders those streams.
+  void exchange(std::span<const message> messages, std::span<const ndcuda::stream> streams) const;
 
   friend bool operator==(const communicator& a, const communicator& b) noexcept { return a.state_ == b.state_; }
 

@@ -22,14 +22,11 @@ namespace ndcuda::dist {
 /// events. Multi-process: every process passes the whole array and keeps its own block.
 template <array_element T>
 distributed_array<T> distribute(const ndarray<T>& a, const communicator& comm, const sharding& spec) {
-  const sharding s = normalize(spec, a.ndim());
+  const sharding s = normalize(spec, a.ndim(), comm.size());
   std::vector<ndarray<T>> shards;
   for (int l = 0; l < comm.local_size(); ++l) {
-    const int r = comm.rank(l);
     const ndarray<T> part =
-        s.is_replicated()
-            ? a
-            : detail::slab(a, s.axis(), block_of(a.shape()[static_cast<std::size_t>(s.axis())], comm.size(), r));
+        s.is_replicated() ? a : detail::view_of(a, shard_box(a.shape(), s, comm.size(), comm.rank(l)));
     ndarray<T> shard = empty<T>(part.shape(), comm.stream(l));
     if (part.device() == shard.device() || part.is_contiguous()) {
       detail::copy_across(shard, part);
@@ -58,27 +55,27 @@ distributed_array<T> distribute(std::span<const T> host, const shape_t& shape, c
     throw shape_error("distribute: " + std::to_string(host.size()) + " host values cannot have shape " +
                       format_shape(shape));
   }
-  const sharding s = normalize(spec, static_cast<int>(shape.size()));
+  const sharding s = normalize(spec, static_cast<int>(shape.size()), comm.size());
   std::vector<ndarray<T>> shards;
   for (int l = 0; l < comm.local_size(); ++l) {
     if (s.is_replicated()) {
       shards.push_back(asarray<T>(host, shape, comm.stream(l)));
       continue;
     }
-    const block_range r = block_of(shape[static_cast<std::size_t>(s.axis())], comm.size(), comm.rank(l));
-    const auto [outer, inner] = detail::outer_inner(shape, s.axis());
-    const index_t extent = shape[static_cast<std::size_t>(s.axis())];
+    const block_box box = shard_box(shape, s, comm.size(), comm.rank(l));
     const shape_t local_shape = shard_shape(shape, s, comm.size(), comm.rank(l));
-    if (outer == 1) {  // the block is one run of host memory: no packing
+    std::vector<std::pair<index_t, index_t>> runs;  // (global offset, length)
+    detail::for_each_run(shape, box, [&](index_t at, index_t, index_t length) { runs.emplace_back(at, length); });
+    if (runs.size() == 1) {  // the block is one run of host memory: no packing
       shards.push_back(asarray<T>(
-          host.subspan(static_cast<std::size_t>(r.begin * inner), static_cast<std::size_t>(r.size() * inner)),
+          host.subspan(static_cast<std::size_t>(runs.front().first), static_cast<std::size_t>(runs.front().second)),
           local_shape, comm.stream(l)));
       continue;
     }
-    std::vector<T> packed(static_cast<std::size_t>(outer * r.size() * inner));
-    for (index_t o = 0; o < outer; ++o) {
-      std::copy(host.begin() + (o * extent + r.begin) * inner, host.begin() + (o * extent + r.end) * inner,
-                packed.begin() + o * r.size() * inner);
+    std::vector<T> packed(static_cast<std::size_t>(box_size(box)));
+    auto into = packed.begin();
+    for (const auto& [at, length] : runs) {
+      into = std::copy(host.begin() + at, host.begin() + at + length, into);
     }
     shards.push_back(asarray<T>(packed, local_shape, comm.stream(l)));
   }
@@ -101,7 +98,7 @@ distributed_array<T> distribute(const std::vector<T>& host, const shape_t& shape
 template <array_element T>
 distributed_array<T> full(const shape_t& shape, T value, const communicator& comm,
                           const sharding& spec = sharding::block(0)) {
-  const sharding s = normalize(spec, static_cast<int>(shape.size()));
+  const sharding s = normalize(spec, static_cast<int>(shape.size()), comm.size());
   std::vector<ndarray<T>> shards;
   for (int l = 0; l < comm.local_size(); ++l) {
     shards.push_back(ndcuda::full<T>(shard_shape(shape, s, comm.size(), comm.rank(l)), value, comm.stream(l)));

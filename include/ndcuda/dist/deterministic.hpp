@@ -44,7 +44,7 @@ distributed_array<T> deterministic_reduce(const distributed_array<T>& x, bool me
     }
     return distributed_array<T>(comm, {}, sharding::replicated(), std::move(results));
   }
-  if (x.axis() != 0 && x.ndim() > 1) {
+  if (x.spec() != sharding::block(0) && x.ndim() > 1) {
     return deterministic_reduce(x.reshard(0), mean);  // the blocks follow the global C order
   }
   constexpr index_t block = ndcuda::detail::deterministic_block;

@@ -34,6 +34,17 @@ ndarray<T> slab(const ndarray<T>& a, int axis, block_range r) {
   return a.index(items);
 }
 
+/// The view of `a` holding box `b` (in a's own coordinates).
+template <array_element T>
+ndarray<T> view_of(const ndarray<T>& a, const block_box& b) {
+  std::vector<index_item> items;
+  items.reserve(b.size());
+  for (const block_range& r : b) {
+    items.emplace_back(slice(r.begin, r.end));
+  }
+  return a.index(items);
+}
+
 }  // namespace detail
 
 /// An array of global shape shape() spread over the ranks of comm() as spec() says. Copies
@@ -60,7 +71,7 @@ class distributed_array {
   distributed_array(communicator comm, shape_t shape, const sharding& spec, std::vector<ndarray<T>> shards)
       : comm_(std::move(comm)),
         shape_(std::move(shape)),
-        spec_(normalize(spec, static_cast<int>(shape_.size()))),
+        spec_(normalize(spec, static_cast<int>(shape_.size()), comm_.size())),
         shards_(std::move(shards)) {
     if (static_cast<int>(shards_.size()) != comm_.local_size()) {
       throw shape_error("distributed_array: " + std::to_string(shards_.size()) + " shards for " +
@@ -142,21 +153,26 @@ class distributed_array {
   [[nodiscard]] const sharding& spec() const noexcept { return spec_; }
   /// Whether every rank holds the whole array.
   [[nodiscard]] bool is_replicated() const noexcept { return spec_.is_replicated(); }
-  /// The sharded axis, -1 when replicated.
+  /// The sharded axis, -1 when replicated (the first cut axis of a grid: see is_grid()).
   [[nodiscard]] int axis() const noexcept { return spec_.axis(); }
+  /// Whether more than one axis is cut (a 2-D or larger grid of blocks).
+  [[nodiscard]] bool is_grid() const noexcept { return spec_.is_grid(); }
   /// The communicator of the ranks that hold the shards.
   [[nodiscard]] const communicator& comm() const noexcept { return comm_; }
   /// The shards held by this process, by local rank.
   [[nodiscard]] const std::vector<ndarray<T>>& local_shards() const noexcept { return shards_; }
   /// The shard of local rank `local`.
   [[nodiscard]] const ndarray<T>& local_shard(int local) const { return shards_.at(static_cast<std::size_t>(local)); }
-  /// The elements of the sharded axis that group rank `rank` holds (the whole axis when replicated).
+  /// The elements of the sharded axis that group rank `rank` holds (the whole axis when replicated;
+  /// the first cut axis of a grid).
   [[nodiscard]] block_range range(int rank) const {
     if (spec_.is_replicated()) {
       return {0, shape_.empty() ? 1 : shape_[0]};
     }
-    return block_of(shape_[static_cast<std::size_t>(axis())], comm_.size(), rank);
+    return box(rank)[static_cast<std::size_t>(axis())];
   }
+  /// The part of the global array that group rank `rank` holds, one range per axis.
+  [[nodiscard]] block_box box(int rank) const { return shard_box(shape_, spec_, comm_.size(), rank); }
 
   // ---- movement (defined in dist/movement.hpp) -------------------------------------------------
 

@@ -32,12 +32,12 @@ inline constexpr bool contains_draw<expr<Op, A...>> = (contains_draw<A> || ...);
 template <class T>
 concept draw_operand = ndcuda::detail::is_expr<std::remove_cvref_t<T>> && contains_draw<std::remove_cvref_t<T>>;
 
-/// The part of a leaf that one rank's block of the result reads: elements [range.begin,
-/// range.end) of the leaf's axis `axis`, or the whole leaf when `axis` is -1 (the result is
-/// replicated, or the leaf broadcasts along the sharded axis).
+/// The part of a leaf that one rank's block of the result reads: `box` (in the leaf's own
+/// coordinates), or the whole leaf when `whole` (the result is replicated, or the leaf broadcasts
+/// along every sharded axis).
 struct leaf_window {
-  int axis = -1;
-  block_range range;
+  bool whole = true;
+  block_box box;
   friend bool operator==(const leaf_window&, const leaf_window&) = default;
 };
 
@@ -97,7 +97,7 @@ ndcuda::detail::array_leaf<E> shard_node(const ndcuda::detail::array_leaf<E>& x,
   // An array parameter of a draw (NumPy's normal(mu, sigma, size)): the part this rank reads, on
   // its device (a peer copy when the parameter lives elsewhere).
   const leaf_window w = window_of(x.array.shape(), *c.result, c.spec, c.ranks, c.rank);
-  ndarray<E> part = w.axis < 0 ? x.array : slab(x.array, w.axis, w.range);
+  ndarray<E> part = w.whole ? x.array : view_of(x.array, w.box);
   if (part.device() == c.s->device()) {
     return {std::move(part)};
   }

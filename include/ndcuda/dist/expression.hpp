@@ -86,7 +86,7 @@ void plan_leaf(const distributed_expr<F, O...>& x, expression_plan& p) {
   std::apply([&](const auto&... o) { (plan_leaf(o, p), ...); }, x.operands);
 }
 
-/// The finished plan: the sharded axis moved to the result's numbering (a sharded operand may
+/// The finished plan: the sharded axes moved to the result's numbering (a sharded operand may
 /// have fewer dimensions than a replicated one it combines with).
 template <class X>
 expression_plan make_plan(const X& x) {
@@ -94,14 +94,15 @@ expression_plan make_plan(const X& x) {
   plan_leaf(x, p);
   if (p.sharded_shape != nullptr) {
     const int offset = static_cast<int>(p.shape.size() - p.sharded_shape->size());
-    const int axis = p.spec.axis() + offset;
-    const index_t extent = (*p.sharded_shape)[static_cast<std::size_t>(p.spec.axis())];
-    if (p.shape[static_cast<std::size_t>(axis)] != extent) {
-      throw shape_error("distributed expression: the sharded axis (extent " + std::to_string(extent) +
-                        ") would be broadcast to " + std::to_string(p.shape[static_cast<std::size_t>(axis)]) +
-                        "; shard along another axis or replicate that operand");
+    for (int& axis : p.spec.axes) {
+      const index_t extent = (*p.sharded_shape)[static_cast<std::size_t>(axis)];
+      axis += offset;
+      if (p.shape[static_cast<std::size_t>(axis)] != extent) {
+        throw shape_error("distributed expression: the sharded axis (extent " + std::to_string(extent) +
+                          ") would be broadcast to " + std::to_string(p.shape[static_cast<std::size_t>(axis)]) +
+                          "; shard along another axis or replicate that operand");
+      }
     }
-    p.spec = sharding::block(axis);
   }
   return p;
 }
@@ -114,12 +115,8 @@ ndarray<T> shard_operand(const distributed_array<T>& a, int local, const express
     return mine;
   }
   // A replicated operand next to sharded ones: the part of it this rank's block reads.
-  const int axis = p.spec.axis() - static_cast<int>(p.shape.size() - a.shape().size());
-  if (axis < 0 || a.shape()[static_cast<std::size_t>(axis)] == 1) {
-    return mine;  // broadcast along the sharded axis: every rank reads all of it
-  }
-  const block_range r = block_of(p.shape[static_cast<std::size_t>(p.spec.axis())], p.comm->size(), p.comm->rank(local));
-  return slab(mine, axis, r);
+  const leaf_window w = window_of(a.shape(), p.shape, p.spec, p.comm->size(), p.comm->rank(local));
+  return w.whole ? mine : view_of(mine, w.box);
 }
 template <class S>
 S shard_operand(const S& s, int, const expression_plan&) {

@@ -33,11 +33,7 @@ distributed_array<R> each_shard(const distributed_array<T>& x, const shape_t& sh
   for (int l = 0; l < comm.local_size(); ++l) {
     const ndarray<T>& shard = x.local_shard(l);
     if (shard.size() == 0) {
-      shape_t local = shape;
-      if (!x.is_replicated()) {
-        local[static_cast<std::size_t>(x.axis())] = x.range(comm.rank(l)).size();
-      }
-      shards.push_back(empty<R>(local, comm.stream(l)));
+      shards.push_back(empty<R>(shard_shape(shape, x.spec(), comm.size(), comm.rank(l)), comm.stream(l)));
     } else {
       ndarray<R> r(transform(shard));
       shards.push_back(r.is_contiguous() ? r : ascontiguousarray(r));  // shards are C-contiguous; cuFFT may not be
@@ -52,7 +48,7 @@ inline void check_slab_input(const shape_t& shape, const sharding& out, const ch
                       "; the distributed transforms take 2-d and 3-d arrays (over all their axes); gather() other "
                       "arrays, or transform a 2-d or 3-d view");
   }
-  if (!out.is_replicated() && out.axis() != 0 && out.axis() != 1) {
+  if (!out.is_replicated() && (out.is_grid() || (out.axis() != 0 && out.axis() != 1))) {
     throw shape_error(std::string("dist::fft::") + what + ": the result can be sharded along axis 0 (the default), " +
                       "axis 1 (the transposed layout, one all-to-all less) or replicated, not " + describe(out));
   }
@@ -91,8 +87,9 @@ auto forward(const distributed_array<T>& x, std::string_view norm, const shardin
   if (x.is_replicated()) {  // every rank transforms everything; no communication
     return deliver(each_shard<C>(x, shape, [&](const ndarray<T>& a) { return transform(a, std::nullopt); }), out);
   }
-  const distributed_array<C> slabs = each_shard<C>(
-      x.axis() == 0 ? x : x.reshard(0), shape, [&](const ndarray<T>& a) { return transform(a, slab_axes(a.ndim())); });
+  const distributed_array<C> slabs =
+      each_shard<C>(x.spec() == sharding::block(0) ? x : x.reshard(0), shape,
+                    [&](const ndarray<T>& a) { return transform(a, slab_axes(a.ndim())); });
   const distributed_array<C> columns = each_shard<C>(slabs.reshard(1), shape, [&](const ndarray<C>& a) {
     return ndarray<C>(ndcuda::fft::fft(a, std::nullopt, 0, norm));
   });
@@ -138,9 +135,9 @@ auto inverse(const distributed_array<T>& x, const std::optional<shape_t>& s, std
         out);
   }
   // Axis 0 first, whole on every rank: the transposed layout is taken as it is.
-  const distributed_array<C> columns = each_shard<C>(x.axis() == 1 ? x : x.reshard(1), shape, [&](const ndarray<T>& a) {
-    return ndarray<C>(ndcuda::fft::ifft(a, std::nullopt, 0, norm));
-  });
+  const distributed_array<C> columns =
+      each_shard<C>(x.spec() == sharding::block(1) ? x : x.reshard(1), shape,
+                    [&](const ndarray<T>& a) { return ndarray<C>(ndcuda::fft::ifft(a, std::nullopt, 0, norm)); });
   const distributed_array<Out> result = each_shard<Out>(
       columns.reshard(0), out_shape, [&](const ndarray<C>& a) { return transform(a, slab_axes(a.ndim())); });
   return deliver(result, out);

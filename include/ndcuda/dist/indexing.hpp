@@ -107,7 +107,7 @@ inline std::vector<ndarray<std::int64_t>> global_positions(const distributed_arr
 template <array_element T>
 [[nodiscard]] distributed_array<T> extract(const distributed_array<bool>& cond, const distributed_array<T>& x) {
   detail::check_same_layout(x, cond, "extract", "x", "cond");
-  if (!x.is_replicated() && x.axis() != 0) {
+  if (!x.is_replicated() && x.spec() != sharding::block(0)) {
     return extract(cond.reshard(0), x.reshard(0));
   }
   const communicator& comm = x.comm();
@@ -256,7 +256,7 @@ void check_bincount_input(const distributed_array<I>& x, const sharding& out) {
   if (x.ndim() != 1) {
     throw shape_error("dist::bincount: x has shape " + format_shape(x.shape()) + "; bincount counts a 1-d array");
   }
-  if (!out.is_replicated() && out.axis() != 0) {
+  if (!out.is_replicated() && (out.is_grid() || out.axis() != 0)) {
     throw shape_error("dist::bincount: the counts are 1-d; ask for sharding::replicated() or sharding::block(0), not " +
                       describe(out));
   }

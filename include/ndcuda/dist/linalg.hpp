@@ -10,6 +10,8 @@
 /// | a batch axis | replicated (any batch) or the same batch axis | its batches | none | that batch axis |
 /// | the contracted axis (-1) | the contracted axis (-2) | a partial product over its slice of K | all-reduce |
 /// replicated (rows with out = block(0): a reduce-scatter instead) |
+/// | a grid block({0, 1}, {r, c}) | the same grid | SUMMA (dist/summa.hpp): its block of C | panels along grid rows
+/// and columns | the same grid |
 ///
 /// Any other pair throws shape_error naming both shardings and what to reshard. `out` asks for
 /// another result sharding (a reshard after the product). Not included by <ndcuda/dist.hpp>, as
@@ -19,6 +21,7 @@
 
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/dist/reductions.hpp>
+#include <ndcuda/dist/summa.hpp>
 #include <ndcuda/linalg/matmul_expr.hpp>
 #include <optional>
 #include <string>
@@ -28,7 +31,7 @@ namespace ndcuda::dist {
 namespace detail {
 
 /// Which row of the table above a pair of operands falls in, or a shape_error.
-enum class product_layout { replicated, rows, columns, batch, contracted };
+enum class product_layout { replicated, rows, columns, batch, contracted, grid };
 
 inline std::string matmul_operands(const sharding& a, const sharding& b) {
   return "A sharded " + describe(a) + ", B sharded " + describe(b);
@@ -37,6 +40,15 @@ inline std::string matmul_operands(const sharding& a, const sharding& b) {
 inline product_layout product_layout_of(const sharding& a, int a_ndim, const sharding& b, int b_ndim) {
   const bool ar = a.is_replicated();
   const bool br = b.is_replicated();
+  if (a.is_grid() || b.is_grid()) {
+    if (a_ndim == 2 && b_ndim == 2 && a == b && a.axes == std::vector<int>{0, 1} && a.grid.size() == 2) {
+      return product_layout::grid;
+    }
+    throw shape_error("dist::matmul: " + matmul_operands(a, b) +
+                      "; a grid of blocks multiplies only with a grid: A and B both 2-d and sharded block({0, 1}, "
+                      "{rows, cols}) with the same grid (SUMMA). reshard() the other operand to that grid, or "
+                      "both to a 1-D layout");
+  }
   if (ar && br) {
     return product_layout::replicated;
   }
@@ -88,6 +100,17 @@ template <array_element T, array_element U>
                       "): shard B's batch axis instead, or replicate A");
   }
   const communicator& comm = a.comm();
+  if (layout == detail::product_layout::grid) {
+    const auto as_r = [](const auto& x) {
+      if constexpr (std::is_same_v<typename std::remove_cvref_t<decltype(x)>::value_type, R>) {
+        return x;
+      } else {
+        return x.template astype<R>();
+      }
+    };
+    distributed_array<R> product = detail::summa<R>(as_r(a), as_r(b), a.spec());
+    return out && normalize(*out, 2, comm.size()) != product.spec() ? product.reshard(*out) : product;
+  }
   std::vector<ndarray<R>> products;
   for (int l = 0; l < comm.local_size(); ++l) {
     ndarray<U> right = b.local_shard(l);
@@ -118,7 +141,7 @@ template <array_element T, array_element U>
       break;
     }
     case detail::product_layout::contracted:  // the partial products, summed over ranks
-      if (out_ndim == 2 && out && normalize(*out, out_ndim) == sharding::block(0)) {
+      if (out_ndim == 2 && out && normalize(*out, out_ndim, comm.size()) == sharding::block(0)) {
         products = detail::reduce_scatter_rows(products, comm);  // each rank sums only its rows
         natural = sharding::block(0);
       } else {
@@ -126,10 +149,11 @@ template <array_element T, array_element U>
       }
       break;
     case detail::product_layout::replicated:
+    case detail::product_layout::grid:
       break;
   }
   distributed_array<R> product(comm, global, natural, std::move(products));
-  if (out && normalize(*out, out_ndim) != product.spec()) {
+  if (out && normalize(*out, out_ndim, comm.size()) != product.spec()) {
     return product.reshard(*out);
   }
   return product;

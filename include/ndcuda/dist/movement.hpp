@@ -17,19 +17,51 @@ namespace detail {
 /// dst_device) with cudaMemcpyPeerAsync; the caller orders `s` after the source's writer.
 void copy_peer(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes, const stream& s);
 
-/// Elements in one step of `axis` (the product of the extents after it) and the number of
-/// steps before it: a C-order array is outer x extent x inner.
-inline std::pair<index_t, index_t> outer_inner(const shape_t& shape, int axis) {
-  index_t outer = 1;
-  index_t inner = 1;
-  for (int i = 0; i < static_cast<int>(shape.size()); ++i) {
-    if (i < axis) {
-      outer *= shape[static_cast<std::size_t>(i)];
-    } else if (i > axis) {
-      inner *= shape[static_cast<std::size_t>(i)];
+/// Calls run(global_offset, packed_offset, length) for each run of box `b` in a C-order array of
+/// shape `shape`: the box's elements in C order are `length`-element runs of the global array, as
+/// long as the axes after the innermost cut axis allow. What to_host and distribute(host) copy.
+template <class Run>
+void for_each_run(const shape_t& shape, const block_box& b, const Run& run) {
+  if (box_size(b) == 0) {
+    return;
+  }
+  const int ndim = static_cast<int>(shape.size());
+  int cut = -1;  // the innermost axis the box does not span whole
+  for (int d = ndim - 1; d >= 0 && cut < 0; --d) {
+    if (b[static_cast<std::size_t>(d)].size() != shape[static_cast<std::size_t>(d)]) {
+      cut = d;
     }
   }
-  return {outer, inner};
+  if (cut < 0) {
+    run(index_t{0}, index_t{0}, shape_size(shape));
+    return;
+  }
+  std::vector<index_t> stride(static_cast<std::size_t>(ndim), 1);
+  for (int d = ndim - 2; d >= 0; --d) {
+    stride[static_cast<std::size_t>(d)] =
+        stride[static_cast<std::size_t>(d) + 1] * shape[static_cast<std::size_t>(d) + 1];
+  }
+  const auto c = static_cast<std::size_t>(cut);
+  const index_t length = b[c].size() * stride[c];
+  std::vector<index_t> at(c);
+  for (std::size_t d = 0; d < c; ++d) {
+    at[d] = b[d].begin;
+  }
+  for (index_t packed = 0;; packed += length) {
+    index_t offset = b[c].begin * stride[c];
+    for (std::size_t d = 0; d < c; ++d) {
+      offset += at[d] * stride[d];
+    }
+    run(offset, packed, length);
+    std::size_t d = c;
+    while (d > 0 && ++at[d - 1] == b[d - 1].end) {
+      at[d - 1] = b[d - 1].begin;
+      --d;
+    }
+    if (d == 0) {
+      return;
+    }
+  }
 }
 
 /// Writes src's elements into the view `dst` (ndarray's element assignment, on dst's stream after
@@ -80,7 +112,7 @@ ndarray<T> distributed_array<T>::gather(int device) const {
   }
   const ndarray<T> out = empty<T>(shape_, target);
   for (int l = 0; l < comm_.local_size(); ++l) {
-    detail::copy_across(detail::slab(out, axis(), range(comm_.rank(l))), shards_[static_cast<std::size_t>(l)]);
+    detail::copy_across(detail::view_of(out, box(comm_.rank(l))), shards_[static_cast<std::size_t>(l)]);
   }
   for (int l = 0; l < comm_.local_size(); ++l) {
     ndcuda::detail::order_after(comm_.stream(l), target);
@@ -99,15 +131,11 @@ std::vector<T> distributed_array<T>::to_host() const {
   }
   comm_.synchronize();  // bounded by the communicator's timeout, unlike a bare stream wait
   std::vector<T> out(static_cast<std::size_t>(size()));
-  const auto [outer, inner] = detail::outer_inner(shape_, axis());
-  const index_t extent = shape_[static_cast<std::size_t>(axis())];
   for (int l = 0; l < comm_.local_size(); ++l) {
-    const block_range r = range(comm_.rank(l));
     const std::vector<T> part = shards_[static_cast<std::size_t>(l)].to_host();
-    const index_t run = r.size() * inner;
-    for (index_t o = 0; o < outer && run > 0; ++o) {
-      std::copy(part.begin() + o * run, part.begin() + (o + 1) * run, out.begin() + (o * extent + r.begin) * inner);
-    }
+    detail::for_each_run(shape_, box(comm_.rank(l)), [&](index_t at, index_t packed, index_t length) {
+      std::copy(part.begin() + packed, part.begin() + packed + length, out.begin() + at);
+    });
   }
   return out;
 }
@@ -117,7 +145,6 @@ distributed_array<T> distributed_array<T>::replicate() const {
   if (spec_.is_replicated()) {
     return *this;
   }
-  const int k = axis();
   std::vector<ndarray<T>> full;
   std::vector<ndarray<T>> received;  // per (local, peer) when the block is not contiguous in `full`
   std::vector<std::pair<ndarray<T>, ndarray<T>>> placements;
@@ -126,7 +153,7 @@ distributed_array<T> distributed_array<T>::replicate() const {
     const ndarray<T>& mine = shards_[static_cast<std::size_t>(l)];
     full.push_back(empty<T>(shape_, comm_.stream(l)));
     const ndarray<T>& out = full.back();
-    detail::slab(out, k, range(comm_.rank(l))) = mine;
+    detail::view_of(out, box(comm_.rank(l))) = mine;
     for (int q = 0; q < comm_.size(); ++q) {
       if (q == comm_.rank(l)) {
         continue;
@@ -134,7 +161,7 @@ distributed_array<T> distributed_array<T>::replicate() const {
       if (mine.size() > 0) {
         messages.push_back({l, q, true, mine.data(), mine.nbytes()});
       }
-      const ndarray<T> dst = detail::slab(out, k, range(q));
+      const ndarray<T> dst = detail::view_of(out, box(q));
       if (dst.size() == 0) {
         continue;
       }
@@ -161,26 +188,23 @@ distributed_array<T> distributed_array<T>::reshard(int new_axis) const {
 
 template <array_element T>
 distributed_array<T> distributed_array<T>::reshard(const sharding& requested) const {
-  const sharding target = normalize(requested, ndim());
+  const sharding target = normalize(requested, ndim(), comm_.size());
   if (target == spec_) {
     return *this;
   }
   if (target.is_replicated()) {
     return replicate();
   }
-  const int b = target.axis();
-  const index_t extent_b = shape_[static_cast<std::size_t>(b)];
+  const auto new_box = [&](int rank) { return shard_box(shape_, target, comm_.size(), rank); };
   std::vector<ndarray<T>> shards;
   if (spec_.is_replicated()) {
     for (int l = 0; l < comm_.local_size(); ++l) {
-      const block_range r = block_of(extent_b, comm_.size(), comm_.rank(l));
-      shards.push_back(detail::slab(shards_[static_cast<std::size_t>(l)], b, r).copy());
+      shards.push_back(detail::view_of(shards_[static_cast<std::size_t>(l)], new_box(comm_.rank(l))).copy());
     }
     return distributed_array(comm_, shape_, target, std::move(shards));
   }
-  // Block along a to block along b: rank p needs from rank q the elements whose a index is in q's
-  // old block and whose b index is in p's new block.
-  const int a = axis();
+  // Rank p sends rank q the part of its old box that q's new box covers, and receives from q the
+  // part of its new box that q's old box covers: exactly the overlapping pieces, in one group.
   std::vector<ndarray<T>> keep;  // packed sends and receive buffers, alive until placed
   std::vector<std::pair<ndarray<T>, ndarray<T>>> placements;
   std::vector<communicator::message> messages;
@@ -190,25 +214,33 @@ distributed_array<T> distributed_array<T>::reshard(const sharding& requested) co
   for (int l = 0; l < comm_.local_size(); ++l) {
     const int p = comm_.rank(l);
     const ndarray<T>& old_shard = shards_[static_cast<std::size_t>(l)];
+    const block_box old_mine = box(p);
+    const block_box new_mine = new_box(p);
     for (int q = 0; q < comm_.size(); ++q) {
-      // Sending: the part of my old block that q's new block covers.
-      const ndarray<T> outgoing = detail::slab(old_shard, b, block_of(extent_b, comm_.size(), q));
-      // Receiving: the part of my new block that q's old block covers.
-      const ndarray<T> incoming = detail::slab(shards[static_cast<std::size_t>(l)], a, range(q));
+      const block_box sent = intersect(old_mine, new_box(q));
+      const block_box received = intersect(box(q), new_mine);
+      const bool sends = box_size(sent) > 0;
+      const bool receives = box_size(received) > 0;
+      const ndarray<T> outgoing = sends ? detail::view_of(old_shard, relative_to(sent, old_mine)) : ndarray<T>();
+      const ndarray<T> incoming =
+          receives ? detail::view_of(shards[static_cast<std::size_t>(l)], relative_to(received, new_mine))
+                   : ndarray<T>();
       if (q == p) {
-        if (incoming.size() > 0) {
+        if (receives) {
           detail::write_into(incoming, outgoing);
         }
         continue;
       }
-      if (outgoing.size() > 0) {
-        keep.push_back(outgoing.copy());  // packed on my stream, before the send on the same stream
+      if (sends) {
+        keep.push_back(outgoing.is_contiguous() ? outgoing : outgoing.copy());  // packed on my stream
         messages.push_back({l, q, true, keep.back().data(), keep.back().nbytes()});
       }
-      if (incoming.size() > 0) {
-        keep.push_back(empty<T>(incoming.shape(), comm_.stream(l)));
+      if (receives) {
+        keep.push_back(incoming.is_contiguous() ? incoming : empty<T>(incoming.shape(), comm_.stream(l)));
         messages.push_back({l, q, false, keep.back().data(), keep.back().nbytes()});
-        placements.emplace_back(incoming, keep.back());
+        if (!incoming.is_contiguous()) {
+          placements.emplace_back(incoming, keep.back());
+        }
       }
     }
   }

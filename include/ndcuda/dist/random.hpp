@@ -22,7 +22,7 @@ template <detail::draw_operand X>
 [[nodiscard]] auto distribute(const X& draw, const communicator& comm, const sharding& spec) {
   using T = typename X::value_type;
   const shape_t shape = detail::draw_shape_of(draw);
-  const sharding s = normalize(spec, static_cast<int>(shape.size()));
+  const sharding s = normalize(spec, static_cast<int>(shape.size()), comm.size());
   std::vector<ndarray<T>> shards;
   for (int l = 0; l < comm.local_size(); ++l) {
     const stream& st = comm.stream(l);

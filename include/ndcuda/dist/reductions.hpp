@@ -5,11 +5,14 @@
 /// Builds on ops/reductions.hpp and dist/{distributed_array,exchange,expression}.hpp.
 #pragma once
 
+#include <algorithm>
+#include <limits>
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/dist/exchange.hpp>
 #include <ndcuda/dist/expression.hpp>
 #include <ndcuda/ops/reductions.hpp>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -96,6 +99,41 @@ void combine(std::vector<ndarray<R>>& partials, const communicator& comm) {
   }
 }
 
+/// The value that leaves a reduction K unchanged: what a partial is padded with where its rank
+/// holds nothing of the result.
+template <reduction K, array_element R>
+R reduction_identity() {
+  if constexpr (K == reduction::prod) {
+    return ndcuda::detail::element_from<R>(1.0);
+  } else if constexpr (K == reduction::min || K == reduction::max) {
+    if constexpr (std::is_integral_v<R>) {
+      return K == reduction::min ? std::numeric_limits<R>::max() : std::numeric_limits<R>::lowest();
+    } else {
+      const double inf = std::numeric_limits<double>::infinity();
+      return ndcuda::detail::element_from<R>(K == reduction::min ? inf : -inf);
+    }
+  } else {
+    return ndcuda::detail::element_from<R>(0.0);
+  }
+}
+
+/// The global shape of the result of reducing axes `reduced` of `shape`, and the box of it that a
+/// rank holding `box` of the input computes.
+inline std::pair<shape_t, block_box> reduced_box(const shape_t& shape, const block_box& box,
+                                                 const std::vector<int>& reduced, bool keepdims) {
+  std::pair<shape_t, block_box> out;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (std::find(reduced.begin(), reduced.end(), static_cast<int>(d)) == reduced.end()) {
+      out.first.push_back(shape[d]);
+      out.second.push_back(box[d]);
+    } else if (keepdims) {
+      out.first.push_back(1);
+      out.second.push_back({0, 1});
+    }
+  }
+  return out;
+}
+
 /// A reduce-scatter for the ordinary (uneven) blocks, which NCCL's equal-piece one cannot do: every
 /// local rank holds a C-contiguous partial of the same shape; each receives the sum over all ranks
 /// of its block_of(rows, p, rank) rows (axis 0). One all-to-all sends every owner its rows of each
@@ -144,21 +182,33 @@ auto reduce(const distributed_array<T>& a, int axis, bool keepdims) {
     for (int r : reduced) {
       count *= a.shape()[static_cast<std::size_t>(r)];
     }
-    if ((K == reduction::min || K == reduction::max) && across_ranks) {
+    if ((K == reduction::min || K == reduction::max) && across_ranks && count > 0) {
       for (int q = 0; q < comm.size(); ++q) {
-        if (a.range(q).size() == 0 && count > 0) {
+        const block_box box = a.box(q);
+        if (std::any_of(reduced.begin(), reduced.end(),
+                        [&](int r) { return box[static_cast<std::size_t>(r)].size() == 0; })) {
           throw shape_error(std::string("dist::") + reduction_name(K) + ": rank " + std::to_string(q) +
-                            " holds no elements of the sharded axis (extent " +
-                            std::to_string(a.shape()[static_cast<std::size_t>(a.axis())]) + " over " +
-                            std::to_string(comm.size()) + " ranks); reduce a replicated copy or use fewer ranks");
+                            " holds no elements of the axes it reduces (shape " + format_shape(a.shape()) +
+                            " sharded " + describe(a.spec()) + " over " + std::to_string(comm.size()) +
+                            " ranks); reduce a replicated copy or use fewer ranks");
         }
       }
     }
     using partial_t = decltype(reduce_shard<K>(a.local_shard(0), axis, keepdims));
     using R = typename partial_t::value_type;
     std::vector<ndarray<R>> partials;
-    for (const auto& shard : a.local_shards()) {
-      partials.push_back(reduce_shard<K>(shard, axis, keepdims));
+    for (int l = 0; l < comm.local_size(); ++l) {
+      partials.push_back(reduce_shard<K>(a.local_shard(l), axis, keepdims));
+      // A grid reduced along some of its axes: each rank's partial covers its box of the result;
+      // padded with the identity to the whole result, the all-reduce then combines exactly the
+      // ranks that share a box (the result is replicated).
+      const auto [global, box] = reduced_box(a.shape(), a.box(comm.rank(l)), reduced, keepdims);
+      ndarray<R>& partial = partials.back();
+      if (across_ranks && partial.shape() != global) {
+        const ndarray<R> whole = ndcuda::full<R>(global, reduction_identity<K, R>(), comm.stream(l));
+        write_into(view_of(whole, box), partial);
+        partial = whole;
+      }
     }
     if (across_ranks) {
       combine<K>(partials, comm);
@@ -168,12 +218,7 @@ auto reduce(const distributed_array<T>& a, int axis, bool keepdims) {
         p = p / static_cast<double>(count);  // writes in place: one kernel per rank
       }
     }
-    const shape_t out_shape = partials.front().shape();
-    shape_t global = out_shape;
-    if (!out_spec.is_replicated()) {
-      global[static_cast<std::size_t>(out_spec.axis())] =
-          a.shape()[static_cast<std::size_t>(a.axis())];  // the kept sharded axis, whole
-    }
+    const shape_t global = reduced_box(a.shape(), a.box(0), reduced, keepdims).first;
     return distributed_array<R>(comm, global, out_spec, std::move(partials));
   }
 }
@@ -190,8 +235,9 @@ auto as_distributed(const X& x) {
 }  // namespace detail
 
 // Over every element: a 0-d replicated array (local_shard(0).item() reads it). Along `axis`:
-// replicated when `axis` is the sharded one (NCCL combines the partials), else sharded like the
-// input with no communication. Expressions are evaluated first.
+// replicated when `axis` is a sharded one (NCCL combines the partials; a grid's partials are padded
+// to the whole result first), else sharded like the input with no communication. Expressions are
+// evaluated first.
 #define NDCUDA_DIST_REDUCTION(fn, kind)                                                                \
   template <distributed_array_operand X>                                                               \
   [[nodiscard]] auto fn(const X& x) {                                                                  \

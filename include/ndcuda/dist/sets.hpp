@@ -45,11 +45,9 @@ distributed_array<T> elements_of(const distributed_array<T>& x) {
     return x;
   }
   const communicator& comm = x.comm();
-  const index_t row =
-      x.shape()[static_cast<std::size_t>(x.axis())] == 0 ? 0 : x.size() / x.shape()[static_cast<std::size_t>(x.axis())];
   std::vector<index_t> sizes;
   for (int q = 0; q < comm.size(); ++q) {
-    sizes.push_back(x.range(q).size() * row);
+    sizes.push_back(box_size(x.box(q)));
   }
   std::vector<ndarray<T>> flat;
   for (int l = 0; l < comm.local_size(); ++l) {

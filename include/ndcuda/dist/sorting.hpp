@@ -219,7 +219,7 @@ template <array_element T>
 [[nodiscard]] distributed_array<T> sort(const distributed_array<T>& x, index_t axis = -1) {
   const int ax = normalize_axis(axis, x.ndim());
   const communicator& comm = x.comm();
-  if (x.is_replicated() || ax != x.axis()) {
+  if (std::find(x.spec().axes.begin(), x.spec().axes.end(), ax) == x.spec().axes.end()) {
     std::vector<ndarray<T>> shards;
     for (int l = 0; l < comm.local_size(); ++l) {
       shards.push_back(ndcuda::sort(x.local_shard(l), ax, comm.stream(l)));

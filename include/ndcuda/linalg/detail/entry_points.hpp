@@ -17,7 +17,9 @@ using ndcuda::detail::erased_array;
 /// The same written into `into`: C-contiguous, of the product's shape (NumPy's, extent-1 axes
 /// included), of the result dtype, sharing no memory with a or b; the inner extent non-zero. The product runs on a's
 /// stream, ordered after `into`'s and before later work on it; nothing is allocated for the result.
-void matmul_into(const erased_array& into, const erased_array& a, const erased_array& b);
+/// With `accumulate` (float and complex dtypes only) the product is added to what `into` holds
+/// (cuBLAS's beta = 1): what a distributed SUMMA product sums its panels with.
+void matmul_into(const erased_array& into, const erased_array& a, const erased_array& b, bool accumulate = false);
 
 /// What the matmul of these operands would do, for tests and docs: how many operands were copied
 /// because cuBLAS could not read them in place, and whether the call used cuBLAS.

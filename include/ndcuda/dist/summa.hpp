@@ -1,0 +1,175 @@
+/// @file
+/// SUMMA: the product of two matrices both cut into a grid of blocks (sharding::block({0, 1},
+/// {rows, cols})). Rank (i, j) of the grid owns C's block (i, j). The inner extent K is cut into
+/// panels where A's column blocks and B's row blocks both stay the same; for each panel the rank
+/// that owns A's piece sends it along its grid row, the one that owns B's piece along its grid
+/// column (NCCL send/recv), and every rank adds A_panel @ B_panel to its block of C (cuBLAS, beta =
+/// 1). The panels' messages run on a second stream per GPU, two panels ahead of the products, so
+/// communication overlaps the GEMMs. Builds on dist/distributed_array.hpp and linalg/matmul_expr.hpp.
+#pragma once
+
+#include <algorithm>
+#include <ndcuda/device/detail/capture.hpp>
+#include <ndcuda/device/event.hpp>
+#include <ndcuda/dist/distributed_array.hpp>
+#include <ndcuda/linalg/matmul_expr.hpp>
+#include <vector>
+
+namespace ndcuda::dist::detail {
+
+/// One panel of the inner extent: columns `k` of A (held by grid column `a_column` of every grid
+/// row) and rows `k` of B (held by grid row `b_row` of every grid column).
+struct summa_panel {
+  block_range k;
+  int a_column = 0;
+  int b_row = 0;
+  friend bool operator==(const summa_panel&, const summa_panel&) = default;
+};
+
+/// The panels of an inner extent `k` when A's columns are cut into `cols` blocks and B's rows into
+/// `rows` blocks: the pieces between every cut of either, in order, empty ones left out.
+inline std::vector<summa_panel> summa_panels(index_t k, int rows, int cols) {
+  std::vector<index_t> cuts{0, k};
+  for (int c = 1; c < cols; ++c) {
+    cuts.push_back(block_of(k, cols, c).begin);
+  }
+  for (int r = 1; r < rows; ++r) {
+    cuts.push_back(block_of(k, rows, r).begin);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  const auto owner = [&](index_t at, int blocks) {
+    int b = 0;
+    while (block_of(k, blocks, b).end <= at) {
+      ++b;
+    }
+    return b;
+  };
+  std::vector<summa_panel> panels;
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    panels.push_back({{cuts[i], cuts[i + 1]}, owner(cuts[i], cols), owner(cuts[i], rows)});
+  }
+  return panels;
+}
+
+/// C = A @ B for 2-d A (M, K) and B (K, N) of dtype R, both sharded `grid_spec` = block({0, 1},
+/// {rows, cols}); C is sharded the same way.
+template <array_element R>
+distributed_array<R> summa(const distributed_array<R>& a, const distributed_array<R>& b, const sharding& grid_spec) {
+  const communicator& comm = a.comm();
+  const std::vector<int> grid = grid_of(grid_spec, comm.size());
+  const int rows = grid[0];
+  const int cols = grid[1];
+  const index_t m = a.shape()[0];
+  const index_t k = a.shape()[1];
+  const index_t n = b.shape()[1];
+  const std::vector<summa_panel> panels = summa_panels(k, rows, cols);
+  const auto rank_at = [&](int i, int j) { return i * cols + j; };
+  const int locals = comm.local_size();
+
+  std::vector<ndarray<R>> products;
+  std::vector<stream> wires;  // per local rank: the stream the panels' messages run on
+  for (int l = 0; l < locals; ++l) {
+    const std::vector<int> at = grid_position(grid_spec, comm.size(), comm.rank(l));
+    const index_t my_rows = block_of(m, rows, at[0]).size();
+    const index_t my_cols = block_of(n, cols, at[1]).size();
+    products.push_back(panels.empty() ? zeros<R>({my_rows, my_cols}, comm.stream(l))
+                                      : empty<R>({my_rows, my_cols}, comm.stream(l)));
+    wires.emplace_back(comm.device(l));
+  }
+  // Every buffer lives on the rank's own stream (allocated and released there, after the products
+  // that read it); the wire only fills or sends it. Events mark each panel's arrival.
+  struct panel_operands {
+    ndarray<R> a, b;  // A_panel and B_panel as this rank multiplies them
+    ndarray<R> sent;  // A's piece packed for sending, when it is not contiguous in the shard
+  };
+  std::vector<panel_operands> operands(static_cast<std::size_t>(locals) * panels.size());
+  std::vector<event> arrived;
+  const auto operands_of = [&](std::size_t s, int l) -> panel_operands& {
+    return operands[s * static_cast<std::size_t>(locals) + static_cast<std::size_t>(l)];
+  };
+
+  const auto post = [&](std::size_t s) {  // queues panel s's messages on the wires
+    const summa_panel& panel = panels[s];
+    std::vector<communicator::message> messages;
+    for (int l = 0; l < locals; ++l) {
+      const std::vector<int> at = grid_position(grid_spec, comm.size(), comm.rank(l));
+      const int i = at[0];
+      const int j = at[1];
+      const stream& mine = comm.stream(l);
+      const ndarray<R>& a_shard = a.local_shard(l);
+      const ndarray<R>& b_shard = b.local_shard(l);
+      const block_range a_k = block_of(k, cols, panel.a_column);
+      const block_range b_k = block_of(k, rows, panel.b_row);
+      panel_operands& o = operands_of(s, l);
+      if (j == panel.a_column) {  // mine: multiplied in place, and sent along my grid row
+        o.a = a_shard(all, slice(panel.k.begin - a_k.begin, panel.k.end - a_k.begin));
+        o.sent = cols == 1 || o.a.is_contiguous() ? o.a : o.a.copy();
+        for (int c = 0; c < cols && o.a.size() > 0; ++c) {
+          if (c != j) {
+            messages.push_back({l, rank_at(i, c), true, o.sent.data(), o.sent.nbytes()});
+          }
+        }
+      } else {
+        o.a = empty<R>({a_shard.shape()[0], panel.k.size()}, mine);
+        if (o.a.size() > 0) {
+          messages.push_back({l, rank_at(i, panel.a_column), false, o.a.data(), o.a.nbytes()});
+        }
+      }
+      if (i == panel.b_row) {  // whole rows of my B shard: contiguous, sent as they are
+        o.b = b_shard(slice(panel.k.begin - b_k.begin, panel.k.end - b_k.begin));
+        for (int r = 0; r < rows && o.b.size() > 0; ++r) {
+          if (r != i) {
+            messages.push_back({l, rank_at(r, j), true, o.b.data(), o.b.nbytes()});
+          }
+        }
+      } else {
+        o.b = empty<R>({panel.k.size(), b_shard.shape()[1]}, mine);
+        if (o.b.size() > 0) {
+          messages.push_back({l, rank_at(panel.b_row, j), false, o.b.data(), o.b.nbytes()});
+        }
+      }
+      // After the shards' writers, the packing, and the products that read this panel's buffers'
+      // previous tenants (the allocator may hand them the same memory).
+      ndcuda::detail::order_after(wires[static_cast<std::size_t>(l)], mine);
+    }
+    comm.exchange(messages, wires);
+    for (int l = 0; l < locals; ++l) {
+      arrived.emplace_back(comm.device(l), false);
+      arrived.back().record(wires[static_cast<std::size_t>(l)]);
+    }
+  };
+
+  // Two panels in flight: panel s + 1 travels while panel s is multiplied.
+  const std::size_t ahead = std::min<std::size_t>(2, panels.size());
+  for (std::size_t s = 0; s < ahead; ++s) {
+    post(s);
+  }
+  for (std::size_t s = 0; s < panels.size(); ++s) {
+    for (int l = 0; l < locals; ++l) {
+      comm.stream(l).wait(arrived[s * static_cast<std::size_t>(locals) + static_cast<std::size_t>(l)]);
+      panel_operands& o = operands_of(s, l);
+      ndarray<R>& c = products[static_cast<std::size_t>(l)];
+      if (c.size() > 0) {
+        if constexpr (is_floating(dtype_of<R>) || is_complex(dtype_of<R>)) {
+          linalg::detail::matmul_into(linalg::detail::erase(c), linalg::detail::erase(o.a), linalg::detail::erase(o.b),
+                                      s > 0);
+        } else {  // integers: exact products, summed by an elementwise kernel
+          const ndarray<R> term(ndcuda::matmul(o.a, o.b));
+          if (s == 0) {
+            c.assign(term);
+          } else {
+            c += term;
+          }
+        }
+      }
+      o = {};  // released on the rank's stream, after the product read them
+    }
+    if (s + ahead < panels.size()) {
+      post(s + ahead);
+    }
+  }
+  return distributed_array<R>(comm, {m, n}, grid_spec, std::move(products));
+}
+
+}  // namespace ndcuda::dist::detail
