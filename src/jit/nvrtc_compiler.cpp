@@ -289,8 +289,13 @@ compiled_program nvrtc_compile(const kernel_key& key) {
 const std::vector<std::string>& generated_kernel_options() {
   static const std::vector<std::string> options = [] {
     const auto [major, minor] = nvrtc_version();
-    return major > 12 || (major == 12 && minor >= 4) ? std::vector<std::string>{"-minimal"}
-                                                     : std::vector<std::string>{};
+    // --fmad=false: a * b + c rounds twice, as NumPy computes it and as the tier-0 interpreter
+    // (built with the same options) does, so a first call and later ones give the same bits.
+    std::vector<std::string> out{"--fmad=false"};
+    if (major > 12 || (major == 12 && minor >= 4)) {
+      out.emplace_back("-minimal");
+    }
+    return out;
   }();
   return options;
 }

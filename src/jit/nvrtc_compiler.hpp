@@ -40,9 +40,10 @@ struct compiled_program {
 /// NDCUDA_JIT_DUMP=<dir> saves each source, its options and log there.
 [[nodiscard]] compiled_program nvrtc_compile(const kernel_key& key);
 
-/// Extra options for the kernels ndcuda generates (not for raw kernels): -minimal where NVRTC has
-/// it (12.4 and newer), which drops texture/runtime declarations they never use and saves ~10%
-/// of each compile.
+/// Extra options for the kernels ndcuda generates (not for raw kernels): --fmad=false (no
+/// multiply-add contraction: NumPy's rounding, and the same bits in both tiers), and -minimal where
+/// NVRTC has it (12.4 and newer), which drops texture/runtime declarations they never use and
+/// saves ~10% of each compile.
 [[nodiscard]] const std::vector<std::string>& generated_kernel_options();
 
 /// How many times nvrtcCompileProgram has been called in this process (tests count compiles).

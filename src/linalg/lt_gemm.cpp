@@ -73,7 +73,8 @@ struct lt_descriptors {
 }  // namespace
 
 bool lt_gemm(const erased_array& out, const erased_array& a, const gemm_layout& la, const erased_array& b,
-             const gemm_layout& lb, index_t m, index_t n, index_t k, const void* bias, int activation) {
+             const gemm_layout& lb, index_t m, index_t n, index_t k, const void* bias, int activation,
+             bool accumulate) {
   const stream& s = out.s;
   const cudaDataType_t t = cuda_type(out.type);
   const bool dbl = out.type == dtype::float64;
@@ -134,7 +135,9 @@ bool lt_gemm(const erased_array& out, const erased_array& a, const gemm_layout& 
   const float one_f = 1, zero_f = 0;
   const double one_d = 1, zero_d = 0;
   const void* alpha = dbl ? static_cast<const void*>(&one_d) : static_cast<const void*>(&one_f);
-  const void* beta = dbl ? static_cast<const void*>(&zero_d) : static_cast<const void*>(&zero_f);
+  // accumulate: out += product (beta = 1), as SUMMA adds its panels.
+  const void* beta = dbl ? static_cast<const void*>(accumulate ? &one_d : &zero_d)
+                         : static_cast<const void*>(accumulate ? &one_f : &zero_f);
   device_guard guard(s.device());
   NDCUDA_LIB_CHECK(cublasLtMatmul(lt, d.op, alpha, b.data(), d.a, a.data(), d.b, beta, out.data(), d.c, out.data(), d.c,
                                   &heuristic.algo, ws, heuristic.workspaceSize, s.handle()));

@@ -13,6 +13,7 @@ namespace ndcuda::linalg::detail {
 /// 0 none, 1 relu, 2 gelu. Returns false, having queued nothing, when cuBLASLt offers no
 /// algorithm for the combination (the caller then takes another path).
 [[nodiscard]] bool lt_gemm(const erased_array& out, const erased_array& a, const gemm_layout& la, const erased_array& b,
-                           const gemm_layout& lb, index_t m, index_t n, index_t k, const void* bias, int activation);
+                           const gemm_layout& lb, index_t m, index_t n, index_t k, const void* bias, int activation,
+                           bool accumulate = false);
 
 }  // namespace ndcuda::linalg::detail

@@ -117,8 +117,8 @@ void cublas_matmul(const erased_array& out, erased_array a, erased_array b, cons
   // Large half-precision products go through cuBLASLt's heuristic, as PyTorch routes them: on the
   // H100 it offers faster Hopper kernels than cublasGemmEx's default choice. Small ones keep the
   // cheaper host path (the heuristic query costs microseconds per call).
-  if ((t == dtype::float16 || t == dtype::bfloat16) && batch == 1 && work >= 1.0e8 && !accumulate &&
-      lt_gemm(out, a, la, b, lb, p.m, p.n, p.k, nullptr, 0)) {
+  if ((t == dtype::float16 || t == dtype::bfloat16) && batch == 1 && work >= 1.0e8 &&
+      lt_gemm(out, a, la, b, lb, p.m, p.n, p.k, nullptr, 0, accumulate)) {
     report.cublas = true;
     return;
   }

@@ -471,5 +471,19 @@ TEST(DistGrid, SummaMatmulMatchesTheHostProduct) {
     const auto replicated_b = dist::distribute<float>(hb, {k, n}, comm, dist::sharding::replicated());
     const std::string message = nd::testing::message_of<nd::shape_error>([&] { (void)dist::matmul(a, replicated_b); });
     EXPECT_NE(message.find("grid"), std::string::npos) << what << ": " << message;
+    // Integers are exact (NumPy's wrap-around aside): each panel's product is added by a kernel.
+    const auto ia = nd::testing::uniform_integers<std::int32_t>(static_cast<std::size_t>(m * k), -9, 9);
+    const auto ib = nd::testing::uniform_integers<std::int32_t>(static_cast<std::size_t>(k * n), -9, 9);
+    const auto ic = dist::matmul(dist::distribute<std::int32_t>(ia, {m, k}, comm, spec),
+                                 dist::distribute<std::int32_t>(ib, {k, n}, comm, spec))
+                        .to_host();
+    for (nd::index_t ij = 0; ij < m * n; ++ij) {
+      std::int64_t acc = 0;
+      for (nd::index_t q = 0; q < k; ++q) {
+        acc +=
+            std::int64_t{ia[static_cast<std::size_t>(ij / n * k + q)]} * ib[static_cast<std::size_t>(q * n + ij % n)];
+      }
+      ASSERT_EQ(ic[static_cast<std::size_t>(ij)], acc) << what << ", int32 at " << ij;
+    }
   });
 }

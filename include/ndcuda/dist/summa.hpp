@@ -4,8 +4,9 @@
 /// panels where A's column blocks and B's row blocks both stay the same; for each panel the rank
 /// that owns A's piece sends it along its grid row, the one that owns B's piece along its grid
 /// column (NCCL send/recv), and every rank adds A_panel @ B_panel to its block of C (cuBLAS, beta =
-/// 1). The panels' messages run on a second stream per GPU, two panels ahead of the products, so
-/// communication overlaps the GEMMs. Builds on dist/distributed_array.hpp and linalg/matmul_expr.hpp.
+/// 1). The panels' messages run on a second stream per GPU, ahead of the products, and each rank
+/// multiplies the panels it holds itself first, so communication overlaps the GEMMs. Builds on
+/// dist/distributed_array.hpp and linalg/matmul_expr.hpp.
 #pragma once
 
 #include <algorithm>
@@ -76,17 +77,19 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
     products.push_back(panels.empty() ? zeros<R>({my_rows, my_cols}, comm.stream(l))
                                       : empty<R>({my_rows, my_cols}, comm.stream(l)));
     wires.emplace_back(comm.device(l));
+    ndcuda::detail::order_after(wires.back(), comm.stream(l));  // after the shards' writers
   }
-  // Every buffer lives on the rank's own stream (allocated and released there, after the products
-  // that read it); the wire only fills or sends it. Events mark each panel's arrival.
+  // Received pieces are allocated on the wire, and released there once the product that read them
+  // has run (the wire waits for an event after it), so the wire never waits for a product it does
+  // not need: panel s + 1 travels while panel s is multiplied.
   struct panel_operands {
     ndarray<R> a, b;  // A_panel and B_panel as this rank multiplies them
     ndarray<R> sent;  // A's piece packed for sending, when it is not contiguous in the shard
   };
   std::vector<panel_operands> operands(static_cast<std::size_t>(locals) * panels.size());
   std::vector<event> arrived;
-  const auto operands_of = [&](std::size_t s, int l) -> panel_operands& {
-    return operands[s * static_cast<std::size_t>(locals) + static_cast<std::size_t>(l)];
+  const auto slot = [&](std::size_t s, int l) {
+    return s * static_cast<std::size_t>(locals) + static_cast<std::size_t>(l);
   };
 
   const auto post = [&](std::size_t s) {  // queues panel s's messages on the wires
@@ -96,22 +99,26 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
       const std::vector<int> at = grid_position(grid_spec, comm.size(), comm.rank(l));
       const int i = at[0];
       const int j = at[1];
-      const stream& mine = comm.stream(l);
+      const stream& wire = wires[static_cast<std::size_t>(l)];
       const ndarray<R>& a_shard = a.local_shard(l);
       const ndarray<R>& b_shard = b.local_shard(l);
       const block_range a_k = block_of(k, cols, panel.a_column);
       const block_range b_k = block_of(k, rows, panel.b_row);
-      panel_operands& o = operands_of(s, l);
+      panel_operands& o = operands[slot(s, l)];
       if (j == panel.a_column) {  // mine: multiplied in place, and sent along my grid row
         o.a = a_shard(all, slice(panel.k.begin - a_k.begin, panel.k.end - a_k.begin));
-        o.sent = cols == 1 || o.a.is_contiguous() ? o.a : o.a.copy();
+        o.sent = o.a;
+        if (cols > 1 && !o.a.is_contiguous()) {  // panels finer than A's blocks (rows != cols)
+          o.sent = o.a.copy();
+          ndcuda::detail::order_after(wire, comm.stream(l));
+        }
         for (int c = 0; c < cols && o.a.size() > 0; ++c) {
           if (c != j) {
             messages.push_back({l, rank_at(i, c), true, o.sent.data(), o.sent.nbytes()});
           }
         }
       } else {
-        o.a = empty<R>({a_shard.shape()[0], panel.k.size()}, mine);
+        o.a = empty<R>({a_shard.shape()[0], panel.k.size()}, wire);
         if (o.a.size() > 0) {
           messages.push_back({l, rank_at(i, panel.a_column), false, o.a.data(), o.a.nbytes()});
         }
@@ -124,14 +131,11 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
           }
         }
       } else {
-        o.b = empty<R>({panel.k.size(), b_shard.shape()[1]}, mine);
+        o.b = empty<R>({panel.k.size(), b_shard.shape()[1]}, wire);
         if (o.b.size() > 0) {
           messages.push_back({l, rank_at(panel.b_row, j), false, o.b.data(), o.b.nbytes()});
         }
       }
-      // After the shards' writers, the packing, and the products that read this panel's buffers'
-      // previous tenants (the allocator may hand them the same memory).
-      ndcuda::detail::order_after(wires[static_cast<std::size_t>(l)], mine);
     }
     comm.exchange(messages, wires);
     for (int l = 0; l < locals; ++l) {
@@ -140,34 +144,59 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
     }
   };
 
-  // Two panels in flight: panel s + 1 travels while panel s is multiplied.
-  const std::size_t ahead = std::min<std::size_t>(2, panels.size());
-  for (std::size_t s = 0; s < ahead; ++s) {
-    post(s);
+  // Each rank multiplies first the panels it holds itself (no wait), then the others in order;
+  // panels are posted in one global order, at least one ahead of every rank's next product.
+  std::vector<std::vector<std::size_t>> order(static_cast<std::size_t>(locals));
+  for (int l = 0; l < locals; ++l) {
+    const std::vector<int> at = grid_position(grid_spec, comm.size(), comm.rank(l));
+    auto& mine = order[static_cast<std::size_t>(l)];
+    for (std::size_t s = 0; s < panels.size(); ++s) {
+      mine.push_back(s);
+    }
+    std::stable_sort(mine.begin(), mine.end(), [&](std::size_t x, std::size_t y) {
+      const auto remote = [&](std::size_t s) {
+        return int(panels[s].a_column != at[1]) + int(panels[s].b_row != at[0]);
+      };
+      return remote(x) < remote(y);
+    });
   }
-  for (std::size_t s = 0; s < panels.size(); ++s) {
+  std::size_t posted = 0;
+  for (std::size_t step = 0; step < panels.size(); ++step) {
+    std::size_t needed = std::min(step + 2, panels.size());
+    for (const auto& mine : order) {
+      needed = std::max(needed, mine[step] + 1);
+    }
+    while (posted < needed) {
+      post(posted++);
+    }
     for (int l = 0; l < locals; ++l) {
-      comm.stream(l).wait(arrived[s * static_cast<std::size_t>(locals) + static_cast<std::size_t>(l)]);
-      panel_operands& o = operands_of(s, l);
-      ndarray<R>& c = products[static_cast<std::size_t>(l)];
+      const std::size_t s = order[static_cast<std::size_t>(l)][step];
+      const stream& compute = comm.stream(l);
+      compute.wait(arrived[slot(s, l)]);
+      panel_operands& o = operands[slot(s, l)];
+      const ndarray<R>& c = products[static_cast<std::size_t>(l)];
       if (c.size() > 0) {
+        // The product runs on its first operand's stream: the rank's own, also for pieces the wire
+        // received (ordered by the arrival event above).
+        ndcuda::detail::erased_array left = ndcuda::detail::erase(o.a);
+        left.s = compute;
+        const ndarray<R> a_here = ndcuda::detail::restore<R>(left);
         if constexpr (is_floating(dtype_of<R>) || is_complex(dtype_of<R>)) {
-          linalg::detail::matmul_into(linalg::detail::erase(c), linalg::detail::erase(o.a), linalg::detail::erase(o.b),
-                                      s > 0);
+          linalg::detail::matmul_into(ndcuda::detail::erase(c), ndcuda::detail::erase(a_here),
+                                      ndcuda::detail::erase(o.b), step > 0);
         } else {  // integers: exact products, summed by an elementwise kernel
-          const ndarray<R> term(ndcuda::matmul(o.a, o.b));
-          if (s == 0) {
-            c.assign(term);
-          } else {
-            c += term;
-          }
+          const ndarray<R> term(ndcuda::matmul(a_here, o.b));
+          c.assign(step == 0 ? term : ndarray<R>(c + term));
         }
       }
-      o = {};  // released on the rank's stream, after the product read them
+      event done(comm.device(l), false);
+      done.record(compute);
+      wires[static_cast<std::size_t>(l)].wait(done);
+      o = {};  // received pieces are released on the wire, after the product that read them
     }
-    if (s + ahead < panels.size()) {
-      post(s + ahead);
-    }
+  }
+  for (int l = 0; l < locals; ++l) {  // the shards outlive the sends that read them
+    ndcuda::detail::order_after(comm.stream(l), wires[static_cast<std::size_t>(l)]);
   }
   return distributed_array<R>(comm, {m, n}, grid_spec, std::move(products));
 }

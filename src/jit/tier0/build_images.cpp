@@ -47,8 +47,8 @@ std::string compile(const std::string& source, const std::vector<std::string>& n
   // The options of every generated kernel (src/jit/kernel_key.cpp, nvrtc_compiler.cpp): the same
   // float code (contraction, rounding) as the fused kernels.
   const std::string arch_option = "-arch=sm_" + std::to_string(arch);
-  const char* options[] = {arch_option.c_str(), "-std=c++17", "-default-device", "-minimal"};
-  const nvrtcResult compiled = nvrtcCompileProgram(program, 4, options);
+  const char* options[] = {arch_option.c_str(), "-std=c++17", "-default-device", "--fmad=false", "-minimal"};
+  const nvrtcResult compiled = nvrtcCompileProgram(program, 5, options);
   std::size_t log_size = 0;
   nvrtcGetProgramLogSize(program, &log_size);
   std::string log(log_size, '\0');
