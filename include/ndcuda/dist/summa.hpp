@@ -176,16 +176,21 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
       panel_operands& o = operands[slot(s, l)];
       const ndarray<R>& c = products[static_cast<std::size_t>(l)];
       if (c.size() > 0) {
-        // The product runs on its first operand's stream: the rank's own, also for pieces the wire
-        // received (ordered by the arrival event above).
-        ndcuda::detail::erased_array left = ndcuda::detail::erase(o.a);
-        left.s = compute;
-        const ndarray<R> a_here = ndcuda::detail::restore<R>(left);
+        // Both operands as handles on the rank's own stream: the product runs there, and reading a
+        // piece the wire received waits only for its arrival event above, never for the wire's
+        // later panels (a handle on the wire would order the product after all of them).
+        const auto here = [&](const ndarray<R>& piece) {
+          ndcuda::detail::erased_array e = ndcuda::detail::erase(piece);
+          e.s = compute;
+          return ndcuda::detail::restore<R>(std::move(e));
+        };
+        const ndarray<R> a_here = here(o.a);
+        const ndarray<R> b_here = here(o.b);
         if constexpr (is_floating(dtype_of<R>) || is_complex(dtype_of<R>)) {
           linalg::detail::matmul_into(ndcuda::detail::erase(c), ndcuda::detail::erase(a_here),
-                                      ndcuda::detail::erase(o.b), step > 0);
+                                      ndcuda::detail::erase(b_here), step > 0);
         } else {  // integers: exact products, summed by an elementwise kernel
-          const ndarray<R> term(ndcuda::matmul(a_here, o.b));
+          const ndarray<R> term(ndcuda::matmul(a_here, b_here));
           c.assign(step == 0 ? term : ndarray<R>(c + term));
         }
       }
