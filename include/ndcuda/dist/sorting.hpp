@@ -97,6 +97,20 @@ struct sorted_runs {
 /// Steps 1-4 of the sample sort of a 1-d block-sharded array (see the file comment). With
 /// `positions`, the global positions that sort x (stable: equal keys keep their order, as
 /// np.argsort(kind="stable")).
+/// sort_samples evenly spaced keys of a sorted run (none of an empty one), on `s`: a rank's
+/// contribution to the splitters of a sample sort.
+template <array_element T>
+ndarray<T> pick_samples(const ndarray<T>& sorted, const stream& s) {
+  const index_t len = sorted.size();
+  std::vector<std::int64_t> picks;
+  for (index_t i = 0; len > 0 && i < sort_samples; ++i) {
+    picks.push_back(static_cast<std::int64_t>((2 * i + 1) * len / (2 * sort_samples)));
+  }
+  return picks.empty()
+             ? empty<T>({0}, s)
+             : take(sorted, asarray<std::int64_t>(picks, {index_t(picks.size())}, s), index_t{0}, take_mode::wrap);
+}
+
 template <array_element T>
 sorted_runs<T> sort_into_runs(const distributed_array<T>& x, bool positions) {
   const communicator& comm = x.comm();
@@ -121,14 +135,7 @@ sorted_runs<T> sort_into_runs(const distributed_array<T>& x, bool positions) {
     } else {
       keys.push_back(ndcuda::sort(mine, 0, s));
     }
-    const index_t len = keys.back().size();
-    std::vector<std::int64_t> picks;
-    for (index_t i = 0; len > 0 && i < sort_samples; ++i) {
-      picks.push_back(static_cast<std::int64_t>((2 * i + 1) * len / (2 * sort_samples)));
-    }
-    samples.push_back(picks.empty() ? empty<T>({0}, s)
-                                    : take(keys.back(), asarray<std::int64_t>(picks, {index_t(picks.size())}, s),
-                                           index_t{0}, take_mode::wrap));
+    samples.push_back(pick_samples(keys.back(), s));
   }
   // 2. Every rank sorts all samples and takes the same p - 1 splitters.
   const std::vector<ndarray<T>> all_samples = gather_everywhere(samples, sample_counts, comm);

@@ -56,14 +56,7 @@ sorted_runs<T> sort_with_positions(const distributed_array<T>& x, const std::vec
     const ndarray<std::int64_t> order = ndcuda::argsort(mine, 0, s);
     keys.push_back(take(mine, order, index_t{0}, take_mode::wrap));
     where.push_back(order + static_cast<std::int64_t>(starts[static_cast<std::size_t>(comm.rank(l))]));
-    const index_t len = keys.back().size();
-    std::vector<std::int64_t> picks;
-    for (index_t i = 0; len > 0 && i < sort_samples; ++i) {
-      picks.push_back(static_cast<std::int64_t>((2 * i + 1) * len / (2 * sort_samples)));
-    }
-    samples.push_back(picks.empty() ? empty<T>({0}, s)
-                                    : take(keys.back(), asarray<std::int64_t>(picks, {index_t(picks.size())}, s),
-                                           index_t{0}, take_mode::wrap));
+    samples.push_back(pick_samples(keys.back(), s));
   }
   // 2-3. Every rank takes the same p - 1 splitters from all samples and splits its keys by them.
   const std::vector<ndarray<T>> all_samples = gather_everywhere(samples, sample_counts, comm);
