@@ -10,6 +10,8 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/device/event.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
@@ -53,6 +55,20 @@ inline std::vector<summa_panel> summa_panels(index_t k, int rows, int cols) {
   return panels;
 }
 
+/// The stream SUMMA's messages run on, on `device`: one per device for the whole process (made on
+/// first use and kept), so that repeated products do not each leave a stream behind in the device
+/// pool's per-stream free lists. Concurrent products on one device share it, ordered by events.
+inline const stream& summa_wire(int device) {
+  static std::mutex mutex;
+  static auto* wires = new std::map<int, stream>();  // leaked: streams outlive every static user
+  const std::lock_guard lock(mutex);
+  auto it = wires->find(device);
+  if (it == wires->end()) {
+    it = wires->emplace(device, stream(device)).first;
+  }
+  return it->second;
+}
+
 /// C = A @ B for 2-d A (M, K) and B (K, N) of dtype R, both sharded `grid_spec` = block({0, 1},
 /// {rows, cols}); C is sharded the same way.
 template <array_element R>
@@ -69,14 +85,14 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
   const int locals = comm.local_size();
 
   std::vector<ndarray<R>> products;
-  std::vector<stream> wires;  // per local rank: the stream the panels' messages run on
+  std::vector<stream> wires;  // per local rank: the stream the panels' messages run on (summa_wire)
   for (int l = 0; l < locals; ++l) {
     const std::vector<int> at = grid_position(grid_spec, comm.size(), comm.rank(l));
     const index_t my_rows = block_of(m, rows, at[0]).size();
     const index_t my_cols = block_of(n, cols, at[1]).size();
     products.push_back(panels.empty() ? zeros<R>({my_rows, my_cols}, comm.stream(l))
                                       : empty<R>({my_rows, my_cols}, comm.stream(l)));
-    wires.emplace_back(comm.device(l));
+    wires.push_back(summa_wire(comm.device(l)));
     ndcuda::detail::order_after(wires.back(), comm.stream(l));  // after the shards' writers
   }
   // Received pieces are allocated on the wire, and released there once the product that read them
