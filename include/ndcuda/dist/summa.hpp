@@ -84,6 +84,12 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
   const auto rank_at = [&](int i, int j) { return i * cols + j; };
   const int locals = comm.local_size();
 
+  // The same memory as a handle whose uses and release are ordered on stream `s`.
+  const auto on_stream = [](const ndarray<R>& piece, const stream& s) {
+    ndcuda::detail::erased_array e = ndcuda::detail::erase(piece);
+    e.s = s;
+    return ndcuda::detail::restore<R>(std::move(e));
+  };
   std::vector<ndarray<R>> products;
   std::vector<stream> wires;  // per local rank: the stream the panels' messages run on (summa_wire)
   for (int l = 0; l < locals; ++l) {
@@ -127,6 +133,9 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
         if (cols > 1 && !o.a.is_contiguous()) {  // panels finer than A's blocks (rows != cols)
           o.sent = o.a.copy();
           ndcuda::detail::order_after(wire, comm.stream(l));
+          // Released on the wire once sent: the product of a panel held here does not wait for
+          // its sends, so a release on the rank's stream could hand the memory on mid-send.
+          o.sent = on_stream(o.sent, wire);
         }
         for (int c = 0; c < cols && o.a.size() > 0; ++c) {
           if (c != j) {
@@ -160,7 +169,7 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
     }
   };
 
-  // Each rank multiplies first the panels it holds itself (no wait), then the others in order;
+  // Each rank multiplies first the panels it holds itself (no wait: see below), then the others;
   // panels are posted in one global order, at least one ahead of every rank's next product.
   std::vector<std::vector<std::size_t>> order(static_cast<std::size_t>(locals));
   for (int l = 0; l < locals; ++l) {
@@ -188,20 +197,21 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
     for (int l = 0; l < locals; ++l) {
       const std::size_t s = order[static_cast<std::size_t>(l)][step];
       const stream& compute = comm.stream(l);
-      compute.wait(arrived[slot(s, l)]);
+      const std::vector<int> at = grid_position(grid_spec, comm.size(), comm.rank(l));
+      if (panels[s].a_column != at[1] || panels[s].b_row != at[0]) {
+        // Only a received piece is waited for. A panel held whole is read in place and may be
+        // multiplied while the wire still sends it (both only read it): waiting for its arrival
+        // event would wait for this rank's sends and for every message posted before them.
+        compute.wait(arrived[slot(s, l)]);
+      }
       panel_operands& o = operands[slot(s, l)];
       const ndarray<R>& c = products[static_cast<std::size_t>(l)];
       if (c.size() > 0) {
         // Both operands as handles on the rank's own stream: the product runs there, and reading a
         // piece the wire received waits only for its arrival event above, never for the wire's
         // later panels (a handle on the wire would order the product after all of them).
-        const auto here = [&](const ndarray<R>& piece) {
-          ndcuda::detail::erased_array e = ndcuda::detail::erase(piece);
-          e.s = compute;
-          return ndcuda::detail::restore<R>(std::move(e));
-        };
-        const ndarray<R> a_here = here(o.a);
-        const ndarray<R> b_here = here(o.b);
+        const ndarray<R> a_here = on_stream(o.a, compute);
+        const ndarray<R> b_here = on_stream(o.b, compute);
         if constexpr (is_floating(dtype_of<R>) || is_complex(dtype_of<R>)) {
           linalg::detail::matmul_into(ndcuda::detail::erase(c), ndcuda::detail::erase(a_here),
                                       ndcuda::detail::erase(b_here), step > 0);
