@@ -164,6 +164,31 @@ TEST(IndexingGpu, ScatterKeepsTheLastOfRepeatedIndicesAndCompoundAppliesOnce) {
   }
 }
 
+// The scatter dist::take uses to put answers back in request order: a permutation, no repeats.
+TEST(IndexingGpu, ScatterOfAPermutationWritesEveryPositionOnce) {
+  NDCUDA_REQUIRE_GPU();
+  const std::int64_t n = 100003;
+  const std::vector<float> values = nd::testing::uniform_values<float>(static_cast<std::size_t>(n), -1.0, 1.0);
+  // A permutation from sorting random keys (the host reference's own argsort).
+  const std::vector<double> keys = nd::testing::uniform_values<double>(static_cast<std::size_t>(n), 0.0, 1.0);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    order[static_cast<std::size_t>(i)] = i;
+  }
+  std::sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
+    return keys[static_cast<std::size_t>(x)] < keys[static_cast<std::size_t>(y)];
+  });
+  const auto a = nd::full<float>({n}, -7.0F);
+  nd::detail::scatter_permutation(a, nd::asarray<std::int64_t>(order), nd::asarray<float>(values));
+  std::vector<double> want(static_cast<std::size_t>(n));
+  for (std::size_t p = 0; p < order.size(); ++p) {
+    want[static_cast<std::size_t>(order[p])] = values[p];
+  }
+  EXPECT_EQ(as_double(a.to_host()), want);
+  EXPECT_THROW(nd::detail::scatter_permutation(a, nd::asarray<std::int64_t>(order), nd::asarray<float>({1.0F})),
+               nd::shape_error);
+}
+
 TEST(IndexingGpu, MaskWritesBroadcastScalarsRowsAndCountedValues) {
   NDCUDA_REQUIRE_GPU();
   const std::int64_t rows = 64, cols = 3;

@@ -213,7 +213,7 @@ template <array_element T>
   for (int l = 0; l < comm.local_size(); ++l) {
     const auto lu = static_cast<std::size_t>(l);
     ndarray<T> result = empty<T>({requests[lu].size()}, comm.stream(l));
-    result(orders[lu]) = answers[lu];  // back into request order
+    ndcuda::detail::scatter_permutation(result, orders[lu], answers[lu]);  // back into request order
     results.push_back(result.reshape(indices.local_shard(l).shape()));
   }
   return distributed_array<T>(comm, indices.shape(), indices.spec(), std::move(results));

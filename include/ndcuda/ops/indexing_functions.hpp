@@ -44,6 +44,26 @@ erased_array index_array(const I& idx, const stream& s) {
   return arg.array;
 }
 
+/// a[order] = values for a 1-d `a` and an `order` that names each position at most once, as an
+/// argsort does. The caller vouches for that: one plain scatter, without the stable sort of the
+/// positions that `a(order) = values` runs so that the last of repeated writers wins (at 2^25
+/// positions that sort is most of the time). Indices are still checked (one wait).
+template <array_element E>
+void scatter_permutation(const ndarray<E>& a, const ndarray<std::int64_t>& order, const ndarray<E>& values) {
+  if (a.ndim() != 1 || order.ndim() != 1 || values.shape() != order.shape()) {
+    throw shape_error("ndcuda internal error: scatter_permutation of " + format_shape(values.shape()) + " values at " +
+                      format_shape(order.shape()) + " positions of an array of shape " + format_shape(a.shape()) +
+                      "; please report this");
+  }
+  const stream& s = a.stream();
+  const index_arg arg = to_index_arg(order, s);
+  const resolved_index r = resolve_index(erase(a), std::span<const index_arg>(&arg, 1), s);
+  const ndarray<E> dense = values.is_contiguous() ? values : values.copy();  // on values' stream
+  order_after(s, dense.stream());
+  scatter_into(erase(a), r.plan, r.arrays, dense.data(), true, s);
+  order_after(dense.stream(), s);  // dense is released on its stream, after the scatter read it
+}
+
 // take_along_axis's plan: every axis but `axis` pairs a's axis with the index's (broadcast).
 inline index_plan along_axis_plan(const view_layout& a, const shape_t& idx, int axis) {
   if (idx.size() != a.shape.size()) {
