@@ -33,9 +33,7 @@ const jit::detail::elementwise_state& cast_state(dtype to, dtype from) {
     std::string body = to == from ? "out = in0" : "out = ndcuda::cast<" + std::string(cuda_type_name(to)) + ">(in0)";
     std::string kernel = "ndcuda_astype_" + std::string(ndcuda::name(from)) + "_to_" + std::string(ndcuda::name(to));
     state = jit::detail::make_elementwise_state(std::move(body), std::move(kernel), to, {from});
-    if (jit::detail::tiered_calls_enabled()) {
-      state->tier0 = jit::detail::encode_tier0(state->body, state->signature);
-    }
+    jit::detail::attach_tier0(*state);
   }
   return *state;
 }

@@ -154,9 +154,7 @@ std::shared_ptr<jit::detail::elementwise_state> make_expression_state(const std:
   auto state =
       jit::detail::make_elementwise_state(body, std::string("nd_") + name, out, std::move(in),
                                           std::vector<dtype>(scalars.begin(), scalars.end()), std::move(sources));
-  if (jit::detail::tiered_calls_enabled()) {
-    state->tier0 = jit::detail::encode_tier0(body, state->signature);
-  }
+  jit::detail::attach_tier0(*state);
   // Once per expression type: every launch then opens its range from this handle.
   state->nvtx = nvtx_register("elementwise " + clipped_label(label.empty() ? std::string(name) : label));
   return state;

@@ -239,7 +239,7 @@ std::pair<int, int> occupancy(const loaded_kernel& kernel, std::size_t shared_by
 }
 
 void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shared_bytes, CUstream stream, void** args,
-            bool waits_first) {
+            bool waits_first, void* range) {
   if (static_cast<long long>(block.x) * block.y * block.z > kernel.max_threads_per_block || block.x == 0 ||
       block.y == 0 || block.z == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0 || shared_bytes > 0xffffffffu) {
     throw error("cannot launch kernel '" + kernel.name + "' with grid " + dims(grid) + " and block " + dims(block) +
@@ -248,7 +248,7 @@ void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shar
                 std::to_string(kernel.max_threads_per_block) + " threads for this kernel on device " +
                 std::to_string(kernel.device));
   }
-  const ndcuda::detail::nvtx_scope range(kernel.nvtx_name);
+  const ndcuda::detail::nvtx_scope scope(range != nullptr ? range : kernel.nvtx_name);
   const auto& api = *kernel.driver;
   CUcontext current = nullptr;
   NDCUDA_DRIVER_CHECK(api.ctx_get_current(&current));

@@ -60,12 +60,13 @@ void check_arguments(const loaded_kernel& kernel, const std::size_t* sizes, std:
 [[nodiscard]] std::pair<int, int> occupancy(const loaded_kernel& kernel, std::size_t shared_bytes);
 
 /// cuLaunchKernel in the kernel's context (switching to it and back only when another one is
-/// current), inside an NVTX range named after the kernel. Debug builds then check the last error.
+/// current), inside an NVTX range named after the kernel, or `range` when given (a registered
+/// name: tier 0 names the kernel it stands in for). Debug builds then check the last error.
 /// `waits_first`: the kernel opens with dependent_launch_prologue() (generated kernels only);
 /// where kernel.dependent_launch allows, it is then launched through cuLaunchKernelEx with
 /// programmatic stream serialization, so it can be scheduled while the kernel before it finishes.
 void launch(const loaded_kernel& kernel, dim3 grid, dim3 block, std::size_t shared_bytes, CUstream stream, void** args,
-            bool waits_first);
+            bool waits_first, void* range = nullptr);
 
 /// False when NDCUDA_DISABLE_PDL is set to anything but "0" (read once): every kernel is then
 /// launched with plain cuLaunchKernel, for debugging and A/B measurements.

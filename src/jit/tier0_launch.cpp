@@ -7,8 +7,10 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/device/device.hpp>
 
+#include "jit/elementwise_state.hpp"
 #include "jit/module.hpp"
 #include "jit/program_cache.hpp"
 #include "jit/tier0_images.hpp"
@@ -74,6 +76,16 @@ void set_tiered_calls(bool enabled) noexcept {
   tiered_override.store(enabled ? 1 : 0, std::memory_order_relaxed);
 }
 
+void attach_tier0(elementwise_state& state) {
+  if (!tiered_calls_enabled()) {
+    return;
+  }
+  state.tier0 = encode_tier0(state.body, state.signature);
+  if (state.tier0) {
+    state.tier0->nvtx = ndcuda::detail::nvtx_register(state.name + " (tier 0)");
+  }
+}
+
 bool launch_tier0(const tier0_program& encoded, index_t n, std::span<const index_t> shape,
                   std::span<const strides_t> strides, const void* out, const void* const* inputs,
                   std::size_t input_count, const void* const* scalars, const stream& s) {
@@ -115,7 +127,7 @@ bool launch_tier0(const tier0_program& encoded, index_t n, std::span<const index
   const index_t blocks = std::clamp<index_t>((n + per_block - 1) / per_block, 1, std::max<index_t>(fill * 2, 1));
   void* args[] = {&params};
   launch(k, dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(block)), 0,
-         static_cast<CUstream>(s.handle()), args, /*waits_first=*/false);
+         static_cast<CUstream>(s.handle()), args, /*waits_first=*/false, encoded.nvtx);
   launches.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

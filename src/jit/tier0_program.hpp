@@ -19,6 +19,7 @@
 namespace ndcuda::jit::detail {
 
 struct elementwise_signature;
+struct elementwise_state;
 
 /// An encoded program: the steps and the value types of the operands it reads.
 struct tier0_program {
@@ -26,6 +27,9 @@ struct tier0_program {
   std::vector<int> result_types;  ///< per step, the value type of its result
   int out_type = 0;
   std::vector<std::size_t> scalar_bytes;  ///< each scalar parameter's size
+  /// The registered NVTX name its launches open: "<kernel name> (tier 0)", so profiles and
+  /// --kernel-name filters see which expression ran, not only the interpreter.
+  void* nvtx = nullptr;
 };
 
 /// The program for an elementwise body over `signature`, or nullopt when tier 0 cannot run it:
@@ -34,6 +38,10 @@ struct tier0_program {
 /// which (for tests and NDCUDA_JIT_LOG).
 [[nodiscard]] std::optional<tier0_program> encode_tier0(std::string_view body, const elementwise_signature& signature,
                                                         std::string* why = nullptr);
+
+/// With tiers on, gives `state` its tier-0 program when the interpreter can run its body (and its
+/// NVTX name); with tiers off, or a body tier 0 lacks, leaves it without one.
+void attach_tier0(elementwise_state& state);
 
 /// The value type code of `t` (NDCUDA_TIER0_*), or -1 when tier 0 has none.
 [[nodiscard]] int tier0_type(dtype t) noexcept;

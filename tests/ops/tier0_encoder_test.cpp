@@ -4,6 +4,7 @@
 // The interpreter itself runs in gpu_tier0_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <ndcuda/ndcuda.hpp>
@@ -160,6 +161,22 @@ TEST(Tier0Encoder, ArithmeticOverTwoArraysAndAScalarReadsEachLeafOnce) {
     const float expected = x[i] * y[i] + x[i] * 2.5f;
     EXPECT_EQ(evaluate(*state.tier0, {bytes_of(x), bytes_of(y)}, {s0}, i).f32, expected) << "at " << i;
   }
+}
+
+// A tier-0 launch opens an NVTX range named after the kernel it stands in for, so a profile (or a
+// --kernel-name filter) shows which expression ran while its kernel compiled.
+TEST(Tier0Encoder, ItsLaunchesAreNamedAfterTheKernelTheyStandInFor) {
+  const auto a = fake<double>({32}, 0x30000);
+  const auto b = fake<double>({32}, 0x40000);
+  const auto& state = state_of<double>(a * b - a);
+  ASSERT_TRUE(state.tier0.has_value()) << state.body;
+  EXPECT_EQ(state.name.rfind("nd_subtract", 0), 0U) << state.name;
+  if (!nd::detail::nvtx_enabled()) {
+    GTEST_SKIP() << "built with NDCUDA_NVTX=OFF: no ranges are named";
+  }
+  EXPECT_NE(state.tier0->nvtx, nullptr);
+  const std::vector<std::string> names = nd::detail::nvtx_registered_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), state.name + " (tier 0)"), names.end()) << state.name;
 }
 
 TEST(Tier0Encoder, MixedDtypesComparisonsAndWhereEncodeTheirCasts) {
