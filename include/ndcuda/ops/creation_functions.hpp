@@ -148,7 +148,7 @@ ndarray<E> linspace(const ndarray<A>& start, const ndarray<B>& stop, index_t num
   const ndarray<F> seq = arange<double>(0.0, static_cast<double>(num), 1.0, st).reshape(seq_shape);
   const ndarray<F> delta = hi - lo;
   const index_t div = endpoint ? num - 1 : num;
-  ndarray<double> y;
+  ndarray<F> y;
   if (div > 0) {
     const ndarray<F> step = delta / static_cast<double>(div);
     // NumPy divides the sequence first where a step underflows to 0, so tiny intervals keep their values.
@@ -206,7 +206,7 @@ ndarray<E> geomspace(double start, double stop, index_t num = 50, bool endpoint 
     const double hi = stop / sign;
     const ndarray<detail::dependent_t<double, E>> ends =
         linspace<double>(std::log10(lo), std::log10(hi), num, endpoint, s);
-    ndarray<double> y = power(10.0, ends);
+    ndarray<detail::dependent_t<double, E>> y = power(10.0, ends);
     if (num > 0) {
       y(0) = lo;
       if (num > 1 && endpoint) {
@@ -239,7 +239,7 @@ requires(is_complex(dtype_of<E>)) ndarray<E> geomspace(std::complex<double> star
   const index_t div = endpoint ? num - 1 : num;
   const c128 delta = log_hi - log_lo;
   const ndarray<detail::dependent_t<double, E>> t = arange<double>(0.0, static_cast<double>(num), 1.0, s);
-  ndarray<c128> y;
+  ndarray<detail::dependent_t<c128, E>> y;
   if (div > 0) {
     const c128 step = detail::numpy_divide(delta, c128(static_cast<double>(div)));
     if (step == 0.0) {

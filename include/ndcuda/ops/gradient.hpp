@@ -77,9 +77,9 @@ void gradient_coordinates(const ndarray<O>& f, const ndarray<O>& out, int ax, co
 /// one entry for every axis, or one per axis; each a distance or 1-d coordinates. edge_order 1
 /// or 2. Integers give float64; bool is refused at compile time, as NumPy's subtract refuses it.
 template <array_element T>
-[[nodiscard]] std::vector<ndarray<detail::gradient_t<T>>> gradient(const ndarray<T>& f,
-                                                                   const std::vector<gradient_spacing>& spacing = {},
-                                                                   std::vector<int> axes = {}, int edge_order = 1) {
+[[nodiscard]] std::vector<ndarray<detail::gradient_t<T>>> gradient(
+    const ndarray<T>& f, const std::vector<detail::dependent_t<gradient_spacing, T>>& spacing = {},
+    std::vector<int> axes = {}, int edge_order = 1) {
   static_assert(!std::is_same_v<T, bool>, "numpy.gradient subtracts: bool input is refused, as NumPy's - is");
   using O = detail::gradient_t<T>;
   const detail::op_range<"nd::gradient"> nvtx;
@@ -112,7 +112,8 @@ template <array_element T>
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const int ax = axes[i];
     const ndarray<O> out = empty<O>(f.shape(), f.stream());
-    const gradient_spacing h = spacing.empty() ? gradient_spacing{1.0} : spacing[spacing.size() == 1 ? 0 : i];
+    using spacing_t = detail::dependent_t<gradient_spacing, T>;  // instantiated with the template only
+    const spacing_t h = spacing.empty() ? spacing_t{1.0} : spacing[spacing.size() == 1 ? 0 : i];
     if (const double* step = std::get_if<double>(&h)) {
       detail::gradient_uniform(fo, out, ax, *step, edge_order);
     } else {

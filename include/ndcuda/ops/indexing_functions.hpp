@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ndcuda/core/detail/dependent_type.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/ops/indexing.hpp>
 #include <ndcuda/ops/take_mode.hpp>
@@ -176,7 +177,8 @@ void put(const ndarray<E>& a, const I& ind, const V& v) {
     }
     const ndarray<E> cast = x.template astype<E>();
     values = cast.size() == n ? cast.reshape(r.plan.shape)
-                              : take(cast, ndarray<std::int64_t>(arange<std::int64_t>(0, static_cast<double>(n), 1, s) %
+                              : take(cast, ndarray<std::int64_t>(arange<detail::dependent_t<std::int64_t, E>>(
+                                                                     0, static_cast<double>(n), 1, s) %
                                                                  static_cast<std::int64_t>(cast.size())))
                                     .reshape(r.plan.shape);
   }

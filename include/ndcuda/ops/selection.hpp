@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <ndcuda/core/detail/dependent_type.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/promotion.hpp>
@@ -154,7 +155,7 @@ template <array_operand I, array_element T>
       throw value_error("0-length sequence.");
     }
     const auto n = static_cast<std::int64_t>(choices.size());
-    ndarray<std::int64_t> idx = a.template astype<std::int64_t>();
+    ndarray<detail::dependent_t<std::int64_t, A>> idx = a.template astype<std::int64_t>();
     if (mode == choose_mode::raise && idx.size() > 0) {
       detail::refuse_in_capture(a.stream(), "choose with mode raise",
                                 "it checks the indices on the host; use choose_mode::wrap or choose_mode::clip");

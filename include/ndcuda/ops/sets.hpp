@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <ndcuda/core/detail/dependent_type.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/ops/elementwise.hpp>
 #include <ndcuda/ops/indexing.hpp>
@@ -156,7 +157,7 @@ template <array_element A, array_element B>
 [[nodiscard]] auto intersect1d(const ndarray<A>& a, const ndarray<B>& b, bool assume_unique, return_indices_t) {
   const ndcuda::detail::op_range<"nd::intersect1d"> nvtx;
   using C = type_of<promote_types(dtype_of<A>, dtype_of<B>)>;
-  using I = std::int64_t;
+  using I = detail::dependent_t<std::int64_t, A>;  // instantiated with the template, not in every includer
   // Distinct elements and where each first occurs: a stable argsort, then each run's first.
   const auto distinct = [&](const ndarray<C>& flat) {
     if (assume_unique) {
@@ -213,7 +214,7 @@ template <array_element A, array_element B>
     return aux;
   }
   // flag[i] = aux[i] != aux[i - 1] with both ends true; keep i where flag[i] and flag[i + 1].
-  ndarray<bool> flag = full<bool>({n + 1}, true, aux.stream());
+  ndarray<detail::dependent_t<bool, C>> flag = full<bool>({n + 1}, true, aux.stream());
   flag(slice(1, n)) = aux(slice(1, none)) != aux(slice(none, n - 1));
   return ndarray<C>(aux(flag(slice(1, none)) & flag(slice(none, n))));
 }
