@@ -171,10 +171,8 @@ TEST(Tier0Encoder, ItsLaunchesAreNamedAfterTheKernelTheyStandInFor) {
   const auto& state = state_of<double>(a * b - a);
   ASSERT_TRUE(state.tier0.has_value()) << state.body;
   EXPECT_EQ(state.name.rfind("nd_subtract", 0), 0U) << state.name;
-  if (!nd::detail::nvtx_enabled()) {
-    GTEST_SKIP() << "built with NDCUDA_NVTX=OFF: no ranges are named";
-  }
-  EXPECT_NE(state.tier0->nvtx, nullptr);
+  // Registered names are recorded whether or not a tool is attached (the handle is null without
+  // one, and the launch then opens no range).
   const std::vector<std::string> names = nd::detail::nvtx_registered_names();
   EXPECT_NE(std::find(names.begin(), names.end(), state.name + " (tier 0)"), names.end()) << state.name;
 }
