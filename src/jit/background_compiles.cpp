@@ -2,13 +2,18 @@
 // several new kernels at once, so they compile side by side (at most four, half the cores).
 //
 // Exit: a compile still running when the process exits must end before anything it uses is
-// destroyed. Static objects are destroyed in the reverse order of their construction, mixed with
-// atexit handlers, and a compile may construct some (NVRTC loads its builtins library on its first
-// compile). So a handler that drops queued compiles and waits for running ones is registered when
-// the pool starts and again after each of the first compiles ends: the last one registered runs
-// before everything those compiles constructed is destroyed. The GPU suite met that race as a
-// crash at exit before this (tests/jit/tier0_exit.cpp runs it on the CPU).
+// destroyed. A compile may use statics constructed after the pool started, by the compile itself
+// (NVRTC builds some on its first compile) or by another thread (a later compile on the caller's
+// thread), and static destructors and atexit handlers run in the reverse order of their
+// registration: an atexit handler registered when the pool started runs after theirs. So the pool
+// is stopped (queued compiles dropped, running ones waited for) by the destructor of a
+// thread_local guard in the main thread: the thread that calls exit destroys its thread_local
+// objects before any static object ([basic.start.term]; glibc's exit runs them first). The atexit
+// handlers below stay as a fallback for a process that exits from another thread. The GPU suite met
+// that race as a crash at exit; tests/jit_exit/ runs it on the CPU.
 #include "jit/background_compiles.hpp"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -137,9 +142,30 @@ void register_exit_wait() {
   (void)std::atexit(stop_at_exit);
 }
 
+// Destroyed first when the main thread exits the process (returning from main or calling exit);
+// in any other thread, when that thread ends, which must not stop the pool.
+struct main_thread_exit_guard {
+  main_thread_exit_guard() = default;
+  main_thread_exit_guard(const main_thread_exit_guard&) = delete;
+  main_thread_exit_guard& operator=(const main_thread_exit_guard&) = delete;
+  ~main_thread_exit_guard() {
+    if (gettid() == getpid()) {
+      stop_at_exit();
+    }
+  }
+};
+
+void arm_main_thread_exit_guard() {
+  if (gettid() == getpid()) {
+    thread_local main_thread_exit_guard guard;
+    (void)guard;
+  }
+}
+
 }  // namespace
 
 void compile_in_background(std::function<void()> job) {
+  arm_main_thread_exit_guard();
   pool(true)->submit(std::move(job));
 }
 

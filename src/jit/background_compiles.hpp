@@ -7,7 +7,8 @@
 namespace ndcuda::jit::detail {
 
 /// Queues `job` (a compile; it must not throw) for a background thread, started on first use. At
-/// exit, queued jobs are dropped and running ones finish before the process's statics go.
+/// exit, queued jobs are dropped and running ones finish before the process's statics go: first
+/// thing when the main thread exits, once it has queued a job itself.
 void compile_in_background(std::function<void()> job);
 
 }  // namespace ndcuda::jit::detail

@@ -67,7 +67,7 @@ bool tiered_calls_enabled() noexcept {
   }
   static const bool from_environment = [] {
     const char* value = std::getenv("NDCUDA_JIT_TIERED");
-    return value == nullptr || std::strcmp(value, "0") != 0;
+    return value != nullptr && std::strcmp(value, "1") == 0;
   }();
   return from_environment;
 }

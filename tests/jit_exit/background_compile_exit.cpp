@@ -1,10 +1,14 @@
 // A program that exits while a background compile (tiered first calls) is running, on the CPU:
 // NVRTC compiles a kernel no cache holds, and main returns at once. "first": during the process's
 // first compile (NVRTC loads its builtins then); "later": during a compile queued after a first
-// one finished; "disk": a first compile that then writes its entry to the disk cache.
+// one finished; "disk": a first compile that then writes its entry to the disk cache; "late": a
+// running job that uses a static the main thread constructed after the pool started (as a compile
+// on the caller's thread can), which must outlive the job.
 // run_repeatedly.cmake runs it many times; every exit must be clean.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <ndcuda/jit/cache.hpp>
@@ -42,9 +46,44 @@ void compile_fresh_kernel_in_background() {
   }
 }
 
+// Set by the destructor of a static constructed late: the static, not the flag, is what exit
+// destroys (the flag has no destructor).
+std::atomic<bool> late_static_destroyed{false};
+
+struct late_static {
+  late_static() = default;
+  late_static(const late_static&) = delete;
+  late_static& operator=(const late_static&) = delete;
+  ~late_static() { late_static_destroyed.store(true); }
+};
+
+// A job that is still running when main returns and then uses a static main constructed after the
+// pool started: the pool must wait for it before that static is destroyed.
+void use_a_late_static_in_background() {
+  auto started = std::make_shared<std::atomic<bool>>(false);
+  jd::compile_in_background([started] {
+    started->store(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (late_static_destroyed.load()) {
+      std::fputs("a static was destroyed under a running background job\n", stderr);
+      std::_Exit(3);
+    }
+  });
+  while (!started->load()) {
+    std::this_thread::yield();
+  }
+  static const late_static constructed_after_the_pool;
+  (void)constructed_after_the_pool;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "late") == 0) {
+    use_a_late_static_in_background();
+    std::puts("clean-exit: main returns");
+    return 0;
+  }
   const bool later = argc > 1 && std::strcmp(argv[1], "later") == 0;
   const bool disk = argc > 1 && std::strcmp(argv[1], "disk") == 0;
   if (!disk) {

@@ -26,7 +26,7 @@ namespace {
 
 using nd::testing::fake;
 
-// The state of a new expression, built with tiers on (the default, unless NDCUDA_JIT_TIERED=0).
+// The state of a new expression, built with tiers on (they are opt-in: NDCUDA_JIT_TIERED=1).
 template <class Out, class X>
 const jd::elementwise_state& state_of(const X& x) {
   jd::set_tiered_calls(true);
