@@ -3,7 +3,8 @@
 // first compile (NVRTC loads its builtins then); "later": during a compile queued after a first
 // one finished; "disk": a first compile that then writes its entry to the disk cache; "late": a
 // running job that uses a static the main thread constructed after the pool started (as a compile
-// on the caller's thread can), which must outlive the job.
+// on the caller's thread can), which must outlive the job; "mixed": background compiles around one
+// on the main thread, with the disk cache, as a fused expression, a copy and a fill meet them.
 // run_repeatedly.cmake runs it many times; every exit must be clean.
 #include <atomic>
 #include <chrono>
@@ -27,12 +28,15 @@ namespace {
 // Queues the compile of a kernel whose source no earlier run compiled (NVRTC's own cache, too),
 // and returns once a compile thread has taken it: main then exits during the compile, not before
 // it starts (a queued compile is only dropped at exit).
-void compile_fresh_kernel_in_background() {
+jd::kernel_key fresh_key() {
   static std::mt19937_64 engine{std::random_device{}()};
   const std::string constant = std::to_string(engine() % 8388608) + ".0f";
-  const jd::kernel_key key =
-      jd::make_key("extern \"C\" __global__ void probe(float* x) { x[threadIdx.x] *= " + constant + "; }",
-                   "exit_probe.cu", {"probe"}, {}, jd::compile_target{90, false});
+  return jd::make_key("extern \"C\" __global__ void probe(float* x) { x[threadIdx.x] *= " + constant + "; }",
+                      "exit_probe.cu", {"probe"}, {}, jd::compile_target{90, false});
+}
+
+void compile_fresh_kernel_in_background() {
+  const jd::kernel_key key = fresh_key();
   auto started = std::make_shared<std::atomic<bool>>(false);
   jd::compile_in_background([key, started] {
     started->store(true);
@@ -86,12 +90,17 @@ int main(int argc, char** argv) {
   }
   const bool later = argc > 1 && std::strcmp(argv[1], "later") == 0;
   const bool disk = argc > 1 && std::strcmp(argv[1], "disk") == 0;
-  if (!disk) {
+  const bool mixed = argc > 1 && std::strcmp(argv[1], "mixed") == 0;
+  if (!disk && !mixed) {
     jd::global_program_cache().set_disk(nullptr);
   }
   compile_fresh_kernel_in_background();
   if (later) {
     ndcuda::jit::wait_all();
+    compile_fresh_kernel_in_background();
+  }
+  if (mixed) {  // the flow of the two-GPU test that crashed at exit (docs/jit.md)
+    (void)jd::global_program_cache().get(fresh_key());
     compile_fresh_kernel_in_background();
   }
   std::puts("clean-exit: main returns");
