@@ -154,7 +154,7 @@ void first_call_cold_fused_expression(benchmark::State& state) {
   auto out = nd::empty<float>({n});
   const void* in[] = {a.data(), b.data(), c.data()};
   const nd::device_guard guard(out.device());  // as benchmarks/jit_bench.cpp's cold first call
-  // The compile path, which tiers (NDCUDA_JIT_TIERED=1) would hide behind tier 0: jit_bench's
+  // The compile path, which tiers (on by default) would hide behind tier 0: jit_bench's
   // jit_first_result_tiered measures that one.
   const bool tiered = jd::tiered_calls_enabled();
   jd::set_tiered_calls(false);

@@ -67,13 +67,17 @@ bool tiered_calls_enabled() noexcept {
   }
   static const bool from_environment = [] {
     const char* value = std::getenv("NDCUDA_JIT_TIERED");
-    return value != nullptr && std::strcmp(value, "1") == 0;
+    return value == nullptr || std::strcmp(value, "0") != 0;
   }();
   return from_environment;
 }
 
 void set_tiered_calls(bool enabled) noexcept {
   tiered_override.store(enabled ? 1 : 0, std::memory_order_relaxed);
+}
+
+void use_environment_for_tiered_calls() noexcept {
+  tiered_override.store(-1, std::memory_order_relaxed);
 }
 
 void attach_tier0(elementwise_state& state) {

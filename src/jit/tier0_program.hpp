@@ -46,13 +46,16 @@ void attach_tier0(elementwise_state& state);
 /// The value type code of `t` (NDCUDA_TIER0_*), or -1 when tier 0 has none.
 [[nodiscard]] int tier0_type(dtype t) noexcept;
 
-/// Whether new fused expressions get a tier-0 program: off unless NDCUDA_JIT_TIERED is "1" (read
-/// once) or set_tiered_calls(true) said so. Opt-in while tier 0 has the known fault that
-/// docs/jit.md lists. Expressions already built keep what they were built with.
+/// Whether new fused expressions get a tier-0 program: on unless NDCUDA_JIT_TIERED is "0" (read
+/// once) or set_tiered_calls(false) said so. Expressions already built keep what they were built
+/// with.
 [[nodiscard]] bool tiered_calls_enabled() noexcept;
 
 /// Overrides NDCUDA_JIT_TIERED for expressions built from now on (tests and benchmarks).
 void set_tiered_calls(bool enabled) noexcept;
+
+/// Drops set_tiered_calls' override: NDCUDA_JIT_TIERED decides again.
+void use_environment_for_tiered_calls() noexcept;
 
 /// Launches of tier 0 in this process (tests ask which tier ran).
 [[nodiscard]] std::uint64_t tier0_launch_count() noexcept;

@@ -29,7 +29,7 @@ void start_cold() {
   nd::jit::clear_memory_cache();
 }
 
-// Tier 0 is opt-in (NDCUDA_JIT_TIERED=1); each test says which way it runs. Every test runs in a
+// Tiers are on by default (NDCUDA_JIT_TIERED=0 turns them off); each test says which way it runs. Every test runs in a
 // process of its own under ctest, and the expressions each builds are new ones.
 void use_tiers(bool on) {
   jd::set_tiered_calls(on);

@@ -25,9 +25,7 @@ namespace jd = ndcuda::jit::detail;
 
 namespace {
 
-// Queues the compile of a kernel whose source no earlier run compiled (NVRTC's own cache, too),
-// and returns once a compile thread has taken it: main then exits during the compile, not before
-// it starts (a queued compile is only dropped at exit).
+// A kernel whose source no earlier run compiled (NVRTC's own cache, too).
 jd::kernel_key fresh_key() {
   static std::mt19937_64 engine{std::random_device{}()};
   const std::string constant = std::to_string(engine() % 8388608) + ".0f";
@@ -35,19 +33,27 @@ jd::kernel_key fresh_key() {
                       "exit_probe.cu", {"probe"}, {}, jd::compile_target{90, false});
 }
 
-void compile_fresh_kernel_in_background() {
-  const jd::kernel_key key = fresh_key();
+// Queues `job` on the compile pool and returns once a compile thread has taken it: main then exits
+// during the job, not before it starts (a queued job is only dropped at exit).
+template <class Job>
+void start_in_background(Job job) {
   auto started = std::make_shared<std::atomic<bool>>(false);
-  jd::compile_in_background([key, started] {
+  jd::compile_in_background([started, job] {
     started->store(true);
+    job();
+  });
+  while (!started->load()) {
+    std::this_thread::yield();
+  }
+}
+
+void compile_fresh_kernel_in_background() {
+  start_in_background([key = fresh_key()] {
     try {
       (void)jd::global_program_cache().get(key);
     } catch (...) {  // NOLINT(bugprone-empty-catch): a failed compile is not what this probe tests
     }
   });
-  while (!started->load()) {
-    std::this_thread::yield();
-  }
 }
 
 // Set by the destructor of a static constructed late: the static, not the flag, is what exit
@@ -64,18 +70,13 @@ struct late_static {
 // A job that is still running when main returns and then uses a static main constructed after the
 // pool started: the pool must wait for it before that static is destroyed.
 void use_a_late_static_in_background() {
-  auto started = std::make_shared<std::atomic<bool>>(false);
-  jd::compile_in_background([started] {
-    started->store(true);
+  start_in_background([] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     if (late_static_destroyed.load()) {
       std::fputs("a static was destroyed under a running background job\n", stderr);
       std::_Exit(3);
     }
   });
-  while (!started->load()) {
-    std::this_thread::yield();
-  }
   static const late_static constructed_after_the_pool;
   (void)constructed_after_the_pool;
 }

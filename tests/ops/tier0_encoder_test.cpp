@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <ndcuda/ndcuda.hpp>
 #include <random>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "jit/elementwise_state.hpp"
@@ -26,7 +28,7 @@ namespace {
 
 using nd::testing::fake;
 
-// The state of a new expression, built with tiers on (they are opt-in: NDCUDA_JIT_TIERED=1).
+// The state of a new expression, built with tiers on (the default, unless NDCUDA_JIT_TIERED=0).
 template <class Out, class X>
 const jd::elementwise_state& state_of(const X& x) {
   jd::set_tiered_calls(true);
@@ -175,6 +177,25 @@ TEST(Tier0Encoder, ItsLaunchesAreNamedAfterTheKernelTheyStandInFor) {
   // one, and the launch then opens no range).
   const std::vector<std::string> names = nd::detail::nvtx_registered_names();
   EXPECT_NE(std::find(names.begin(), names.end(), state.name + " (tier 0)"), names.end()) << state.name;
+}
+
+// Tiers are on by default; NDCUDA_JIT_TIERED=0 turns them off. ctest runs this test twice: as
+// the environment has it, and with NDCUDA_JIT_TIERED=0 (tests/CMakeLists.txt).
+TEST(Tier0Encoder, NewExpressionsGetTier0UnlessNdcudaJitTieredIsZero) {
+  jd::use_environment_for_tiered_calls();
+  const char* value = std::getenv("NDCUDA_JIT_TIERED");
+  const bool expected = value == nullptr || std::strcmp(value, "0") != 0;
+  const std::string asked = value == nullptr ? "unset" : "\"" + std::string(value) + "\"";
+  EXPECT_EQ(jd::tiered_calls_enabled(), expected) << "NDCUDA_JIT_TIERED " << asked;
+
+  // An expression no other test builds, so its state is made here, under the environment's say.
+  const auto a = fake<std::int64_t>({16}, 0x50000);
+  const auto b = fake<std::int64_t>({16}, 0x60000);
+  const auto x = (a - b) * (a + b);
+  using X = std::remove_cvref_t<decltype(x)>;
+  const nd::detail::inputs_of<X> in(x);
+  const auto& state = nd::detail::expression_state<std::int64_t, X>(in);
+  EXPECT_EQ(state.tier0.has_value(), expected) << "NDCUDA_JIT_TIERED " << asked << "; " << state.body;
 }
 
 TEST(Tier0Encoder, MixedDtypesComparisonsAndWhereEncodeTheirCasts) {

@@ -65,10 +65,11 @@ struct cache_status {
 /// The JIT caches' configuration and counters, now.
 [[nodiscard]] cache_status status();
 
-/// Blocks until every kernel compiling in the background is ready. With tiers on
-/// (NDCUDA_JIT_TIERED=1) a new fused expression's first calls run on tier 0, an interpreter compiled
-/// ahead of time, while its own kernel compiles on a background thread; benchmarks and warm starts call this so that
-/// later calls run the compiled kernel. Returns at once when nothing is compiling.
+/// Blocks until every kernel compiling in the background is ready. With tiers on (the default;
+/// NDCUDA_JIT_TIERED=0 turns them off) a new fused expression's first calls run on tier 0, an
+/// interpreter compiled ahead of time, while its own kernel compiles on a background thread;
+/// benchmarks and warm starts call this so that later calls run the compiled kernel. Returns at
+/// once when nothing is compiling.
 void wait_all();
 
 /// Forgets every compiled kernel held in memory. Kernel objects that already ran keep theirs;
