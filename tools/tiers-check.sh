@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Checks that tiered first calls (on by default since session 22, docs/jit.md) still hold up: over a
-# build that tools/gpu-check.sh made, runs every test with NDCUDA_JIT_TIERED=1 and an empty JIT disk cache,
-# then runs the multi-GPU isolation tests (one of which met a crash at exit with tiers on in session
-# 21) REPEATS more times each, every run in a fresh process with a fresh cache, and counts the runs
-# that did not exit 0.
+# Checks that tiered first calls (on by default since session 22, docs/jit.md) still hold up: over
+# a build that tools/gpu-check.sh made, runs every test with NDCUDA_JIT_TIERED=1 and an empty JIT
+# disk cache, then runs the multi-GPU isolation tests (one of which met a crash at exit with tiers
+# on in session 21) REPEATS more times each, every run in a fresh process with a fresh cache, and
+# counts the runs that did not exit 0.
 #
 #   tools/tiers-check.sh [build dir] [repeats]   # defaults: build/gpu-check, 20
 #
