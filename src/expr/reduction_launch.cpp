@@ -1,6 +1,6 @@
 // Running a reduction: stream ordering after the inputs, capture retention, the inputs' broadcast
-// strides and the buffer of partial results between the two passes; the kernels and their grid
-// are jit's (src/jit/reduction_state.hpp).
+// strides, the buffer of partial results between the two passes and tier 0's buffer of mapped
+// values; the kernels and their grid are jit's (src/jit/reduction_state.hpp).
 #include <cstdint>
 #include <ndcuda/core/checked_size.hpp>
 #include <ndcuda/expr/detail/reduce_engine.hpp>
@@ -38,8 +38,13 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
     const index_t partial_count = checked_mul(launch.splits, launch.plan.outputs, "reduction partials");
     partials_owner = allocate_buffer(checked_bytes(partial_count, jit::detail::reduce_partial_bytes), s, &partials);
   }
-  jit::detail::launch_reduction(state.engine, launch, s, const_cast<void*>(out.data), partials, pointers.data(),
-                                scalars, param);
+  void* map_buffer = nullptr;  // tier 0's mapped values (jit/tier0_reduction.hpp), freed like the partials
+  std::shared_ptr<const void> map_buffer_owner;
+  if (launch.tier0_buffer_bytes > 0) {
+    map_buffer_owner = allocate_buffer(static_cast<std::size_t>(launch.tier0_buffer_bytes), s, &map_buffer);
+  }
+  jit::detail::launch_reduction(state.engine, launch, s, const_cast<void*>(out.data), partials, map_buffer,
+                                pointers.data(), scalars, param);
   release_sources_after(s, inputs);
 }
 

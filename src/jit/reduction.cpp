@@ -1,8 +1,11 @@
 // Reduction kernels: per-variant state, launch geometry (how many blocks, how the reduced elements
-// split over blockIdx.y), and the launch of both passes. The NumPy side is src/ops/reduction*.cpp.
+// split over blockIdx.y), and the launch of both passes, or of tier 0 while they compile. The NumPy side is
+// src/ops/reduction*.cpp.
 #include <algorithm>
 #include <cstdint>
 #include <future>
+#include <map>
+#include <mutex>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/jit/launch.hpp>
 #include <system_error>
@@ -62,21 +65,33 @@ std::future<void> compile_in_background(const kernel_state& kernel, compute_capa
   }
 }
 
-// Whether plan_geometry will split the reduced elements whatever the kernel's occupancy: a device
-// holds at least one block of reduce_block threads per SM (the kernels' __launch_bounds__), so
-// `resident` >= SMs. Then the second pass is certain and can compile beside the first.
-bool surely_splits(const reduction_plan& plan, int multiprocessors) {
-  if (plan.reduced <= 0) {
-    return false;
+}  // namespace
+
+index_t resident_blocks(int device) {
+  // Per device, once: SMs x threads an SM holds / reduce_block. Not the compiled kernel's
+  // occupancy, which tier 0 cannot know before the kernel exists: the split of the reduced
+  // elements, and so the order of a float sum, must not depend on which tier runs.
+  static std::mutex mutex;
+  static std::map<int, index_t> known;
+  std::lock_guard lock(mutex);
+  auto it = known.find(device);
+  if (it == known.end()) {
+    const ndcuda::device d(device);
+    // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR and cudaDevAttrMaxThreadsPerMultiProcessor
+    // are both 39.
+    const index_t threads = d.attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    it = known.emplace(device, std::max<index_t>(index_t{d.multiprocessor_count()} * threads / reduce_block, 1)).first;
   }
-  const index_t per_block = plan.strategy == reduce_strategy::rows ? reduce_block / plan.group : reduce_block;
-  const index_t needed = std::max<index_t>(ceil_div(plan.outputs, per_block), 1);
-  const index_t min_chunk =
-      plan.strategy == reduce_strategy::rows ? index_t{plan.group} * plan.vector * 8 : index_t{16};
-  return 2 * needed <= multiprocessors && ceil_div(plan.reduced, min_chunk) >= 2;
+  return it->second;
 }
 
-}  // namespace
+dim3 finish_grid(const reduction_launch& g) {
+  const reduction_plan& plan = g.plan;
+  const index_t blocks = plan.strategy == reduce_strategy::rows
+                             ? std::min<index_t>(plan.outputs, g.resident * 8)
+                             : std::min<index_t>(ceil_div(plan.outputs, reduce_block), g.resident * 8);
+  return dim3(static_cast<unsigned>(blocks));
+}
 
 reduction_state::reduction_state(reduction_signature sig, program_cache* programs)
     : signature(std::move(sig)), cache(programs != nullptr ? programs : &global_program_cache()) {
@@ -84,6 +99,7 @@ reduction_state::reduction_state(reduction_signature sig, program_cache* program
   for (dtype t : signature.in) {
     itemsizes.push_back(itemsize(t));
   }
+  tier0 = make_tier0_reduction(signature);
 }
 
 template <class F>
@@ -127,27 +143,44 @@ reduction_launch plan_reduction_launch(const reduction_state& state, int device,
   reduction_launch g;
   g.plan = state.plan(shape, reduced, out_strides, in_strides, addresses);
   g.first = &state.first_pass(g.plan);
-  std::future<void> second;                     // joined before returning: both passes are then in memory
-  if (g.first->kernel.unresolved_on(device)) {  // a first call here: compile the passes side by side
-    const ndcuda::device dev(device);
-    const generated_kernel& finish = state.second_pass(g.plan);
-    if (finish.kernel.unresolved_on(device) && surely_splits(g.plan, dev.multiprocessor_count())) {
-      second = compile_in_background(finish.kernel, dev.capability());
+  plan_geometry(g, resident_blocks(device));
+  if (!g.first->kernel.unresolved_on(device)) {
+    g.kernel = &g.first->kernel.on_device(device);
+    return g;
+  }
+  // A first call here. Tier 0, when it can: both passes compile in the background meanwhile.
+  index_t buffer_bytes = 0;
+  if (state.tier0 && tier0_fits(*state.tier0, g.plan, itemsize(state.signature.value), &buffer_bytes) &&
+      !g.first->kernel.ready_without_waiting(device)) {
+    if (g.splits > 1) {
+      (void)state.second_pass(g.plan).kernel.ready_without_waiting(device);
     }
+    g.tier0 = true;
+    g.tier0_buffer_bytes = buffer_bytes;
+    return g;
+  }
+  // Else wait, compiling the passes side by side (joined before returning: both are then in memory).
+  std::future<void> second;
+  const generated_kernel& finish = state.second_pass(g.plan);
+  if (g.splits > 1 && finish.kernel.unresolved_on(device)) {
+    second = compile_in_background(finish.kernel, ndcuda::device(device).capability());
   }
   g.kernel = &g.first->kernel.on_device(device);
   if (second.valid()) {
     second.wait();
   }
-  const auto [min_grid, best_block] = occupancy(*g.kernel, 0);
-  plan_geometry(g, std::max<index_t>(index_t{min_grid} * std::max(best_block, 32) / reduce_block, 1));
   return g;
 }
 
 void launch_reduction(const reduction_state& state, const reduction_launch& g, const stream& s, void* out,
-                      void* partials, const void* const* inputs, const void* const* scalars, double param) {
+                      void* partials, void* map_buffer, const void* const* inputs, const void* const* scalars,
+                      double param) {
+  if (g.tier0 && launch_tier0_reduction(*state.tier0, g, s, out, partials, map_buffer, inputs, scalars, param)) {
+    return;  // the passes compile in the background for later calls
+  }
   const reduction_plan& plan = g.plan;
   const auto stream = static_cast<CUstream>(s.handle());
+  const loaded_kernel& first = g.kernel != nullptr ? *g.kernel : g.first->kernel.on_device(s.device());
   {
     kernel_args::packer args(g.first->args);
     args.pointer(out)
@@ -158,7 +191,7 @@ void launch_reduction(const reduction_state& state, const reduction_launch& g, c
         .indexer(plan.reduced, plan.red_shape, plan.red_strides)
         .index(g.chunk)
         .value(param);
-    args.launch(*g.kernel, g.grid, g.block, 0, stream, g.first->kernel.waits_first);
+    args.launch(first, g.grid, g.block, 0, stream, g.first->kernel.waits_first);
   }
   if (g.splits == 1) {
     return;
@@ -172,10 +205,7 @@ void launch_reduction(const reduction_state& state, const reduction_launch& g, c
       .index(g.splits)
       .value(static_cast<long long>(plan.reduced))
       .value(param);
-  const index_t blocks = plan.strategy == reduce_strategy::rows
-                             ? std::min<index_t>(plan.outputs, g.resident * 8)
-                             : std::min<index_t>(ceil_div(plan.outputs, reduce_block), g.resident * 8);
-  args.launch(f, dim3(static_cast<unsigned>(blocks)), dim3(reduce_block), 0, stream, second.kernel.waits_first);
+  args.launch(f, finish_grid(g), dim3(reduce_block), 0, stream, second.kernel.waits_first);
 }
 
 void compile_reduction(const reduction_state& state, compute_capability cc, std::span<const index_t> shape,

@@ -10,6 +10,7 @@
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "jit/kernel_args.hpp"
 #include "jit/reduction_plan.hpp"
 #include "jit/reduction_source.hpp"
+#include "jit/tier0_reduction.hpp"
 
 namespace ndcuda::jit::detail {
 
@@ -30,6 +32,9 @@ struct reduction_state {
   reduction_signature signature;
   std::vector<std::size_t> itemsizes;  ///< the inputs'
   program_cache* cache;
+  /// Set when tier 0 can run this reduction (tiers on, a reducer with folds, a map the
+  /// interpreter runs): first calls then run it while the two passes compile.
+  std::optional<tier0_reduction> tier0;
 
   /// The kernels for `plan` (their sources generated on first use).
   [[nodiscard]] const generated_kernel& first_pass(const reduction_plan& plan) const;
@@ -58,7 +63,19 @@ struct reduction_launch {
   index_t chunk = 0;   ///< reduced elements per split
   index_t splits = 1;  ///< > 1: a second pass folds splits x plan.outputs partial results
   index_t resident = 1;
+  /// Tier 0 runs this launch (jit/tier0_reduction.hpp): `kernel` is null until a fallback loads
+  /// it, and the caller provides a map buffer of `tier0_buffer_bytes` (none when 0).
+  bool tier0 = false;
+  index_t tier0_buffer_bytes = 0;
 };
+
+/// The second pass's grid: a block per output (rows) or a thread per output (columns), at most
+/// eight waves of resident blocks.
+[[nodiscard]] dim3 finish_grid(const reduction_launch& launch);
+
+/// The blocks of reduce_block threads that `device` holds at once, all SMs full: the geometry's
+/// measure, from the device alone, so that tier 0 and the compiled kernels split alike.
+[[nodiscard]] index_t resident_blocks(int device);
 
 /// Plans a launch on `device`. `out_strides` are the result's over every dimension of `shape` (0
 /// for reduced ones), `in_strides` the inputs' broadcast to `shape`, `addresses` theirs (0 for a
@@ -70,10 +87,12 @@ struct reduction_launch {
                                                      std::span<const std::uintptr_t> addresses);
 
 /// Runs the planned launch on `s`: the first pass, and when it splits, the second pass over
-/// `partials` (splits x outputs x reduce_partial_bytes bytes). `inputs`: device pointers, or a
-/// computed input's host parameter block; `scalars`: one host value per scalar; `param`: ddof.
+/// `partials` (splits x outputs x reduce_partial_bytes bytes); on tier 0, the map into
+/// `map_buffer` first (launch.tier0_buffer_bytes). `inputs`: device pointers, or a computed
+/// input's host parameter block; `scalars`: one host value per scalar; `param`: ddof.
 void launch_reduction(const reduction_state& state, const reduction_launch& launch, const stream& s, void* out,
-                      void* partials, const void* const* inputs, const void* const* scalars, double param);
+                      void* partials, void* map_buffer, const void* const* inputs, const void* const* scalars,
+                      double param);
 
 /// Compiles for `cc`, without a device, both passes of the variant those arguments select
 /// (inputs taken as aligned).

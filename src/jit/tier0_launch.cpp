@@ -1,6 +1,7 @@
 // Running a tier-0 program: the interpreter image that fits the device (a CUBIN of the same major
 // architecture, no newer than the device), loaded once per device like any JIT program, and its
-// parameter block filled per launch.
+// parameter block filled per launch. The reduction folds' images load the same way
+// (tier0_reduction.cpp).
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -21,11 +22,12 @@ namespace {
 
 constexpr const char* interpreter_name = "ndcuda_tier0_elementwise";
 
-// The interpreter as a program for `arch` (a CUBIN's architecture), made once and kept for the
-// life of the process, as global_program_cache() keeps its programs.
-const program* interpreter_for(int device_arch) {
+}  // namespace
+
+const program* tier0_program_for(std::span<const tier0_image> images, const char* file,
+                                 const std::vector<std::string>& kernels, int device_arch) {
   const tier0_image* best = nullptr;
-  for (const tier0_image& image : tier0_images()) {
+  for (const tier0_image& image : images) {
     if (image.arch / 10 == device_arch / 10 && image.arch <= device_arch) {
       best = &image;
     }
@@ -33,24 +35,28 @@ const program* interpreter_for(int device_arch) {
   if (best == nullptr) {
     return nullptr;
   }
+  // Made once per image and kept for the life of the process, as global_program_cache() keeps its
+  // programs.
   static std::mutex mutex;
-  static auto* programs = new std::vector<std::pair<int, std::unique_ptr<program>>>();
+  static auto* programs = new std::vector<std::pair<const unsigned char*, std::unique_ptr<program>>>();
   std::lock_guard lock(mutex);
-  for (const auto& [arch, made] : *programs) {
-    if (arch == best->arch) {
+  for (const auto& [data, made] : *programs) {
+    if (data == best->data) {
       return made.get();
     }
   }
   kernel_key key;
   key.target = compile_target{best->arch, false};
-  key.program_name = "tier0_interpreter.cu";
-  key.name_expressions = {interpreter_name};
+  key.program_name = file;
+  key.name_expressions = kernels;
   compiled_program image;
   image.image.assign(reinterpret_cast<const char*>(best->data), best->size);
-  image.lowered_names = {interpreter_name};
-  programs->emplace_back(best->arch, std::make_unique<program>(std::move(key), std::move(image), false));
+  image.lowered_names = kernels;
+  programs->emplace_back(best->data, std::make_unique<program>(std::move(key), std::move(image), false));
   return programs->back().second.get();
 }
+
+namespace {
 
 std::atomic<std::uint64_t> launches{0};
 std::atomic<int> tiered_override{-1};  // -1: NDCUDA_JIT_TIERED decides
@@ -97,7 +103,9 @@ bool launch_tier0(const tier0_program& encoded, index_t n, std::span<const index
     return false;
   }
   const int device_index = s.device();
-  const program* interpreter = interpreter_for(device(device_index).capability().value());
+  static const std::vector<std::string> names = {interpreter_name};
+  const program* interpreter =
+      tier0_program_for(tier0_images(), "tier0_interpreter.cu", names, device(device_index).capability().value());
   if (interpreter == nullptr) {
     return false;
   }
