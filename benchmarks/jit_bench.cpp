@@ -18,6 +18,7 @@
 #include "jit/kernel_state.hpp"
 #include "jit/module.hpp"
 #include "jit/program_cache.hpp"
+#include "jit/reduction_state.hpp"
 #include "jit/tier0_program.hpp"
 #include "support/cold_sources.hpp"
 
@@ -195,6 +196,76 @@ void jit_first_result_tiered(benchmark::State& state) {
 }
 void jit_first_result_untiered(benchmark::State& state) {
   first_result_of_new_expressions(state, false);
+}
+
+// --- tiered first calls: a new reduction's first result -------------------------------------
+
+// Each iteration a new reduction, sum(x * s0, 1) over 1024 x 1024 float32 (its name in the source,
+// so no cache holds its kernels): the time from planning to its result on the host. `tiered`:
+// tier 0 runs it (the map on the interpreter, then the ahead-of-time fold); without, the call
+// waits for both passes to compile. As above, the process's first tier-0 call (which loads the
+// folds' module) is reported apart.
+void first_result_of_new_reductions(benchmark::State& state, bool tiered) {
+  if (!have_gpu(state)) return;
+  const auto& a = arrays();
+  nd::device_guard guard(0);
+  nd::stream s(0);
+  const without_disk_cache cold;
+  jd::set_tiered_calls(tiered);
+  const float scale = 3.5F;
+  const void* scalars[] = {&scale};
+  const void* inputs[] = {a.x};
+  const nd::shape_t shape{elements / 1024, 1024};
+  const std::vector<bool> reduced{false, true};
+  const nd::strides_t out_strides{1, 0};
+  const std::vector<nd::strides_t> in_strides{nd::c_strides(shape)};
+  const std::vector<std::uintptr_t> addresses{reinterpret_cast<std::uintptr_t>(a.x)};
+  std::vector<double> ms;
+  for (auto _ : state) {
+    jd::reduction_signature sig;
+    sig.name = "fresh_sum" + std::to_string(nd::bench::cold_source_number());
+    sig.map_statement = "out = ndcuda::nd_multiply(in0, s0)";
+    sig.reducer = "ndcuda::sum_reducer<float, float, float>";
+    sig.value = sig.acc = sig.out = nd::dtype::float32;
+    sig.in = {nd::dtype::float32};
+    sig.scalars = {nd::dtype::float32};
+    const jd::reduction_state made(std::move(sig));
+    if (tiered && !made.tier0) {
+      state.SkipWithError("the reduction has no tier 0");
+      break;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const jd::reduction_launch launch =
+        jd::plan_reduction_launch(made, 0, shape, reduced, out_strides, in_strides, addresses);
+    if (launch.splits > 1 || launch.tier0 != tiered) {
+      state.SkipWithError("the plan split, or took another tier than asked");
+      break;
+    }
+    // The map's buffer is y (as many floats as the map writes); the 1024 sums go to out.
+    jd::launch_reduction(made, launch, s, a.out, nullptr, a.y, inputs, scalars, 0.0);
+    s.synchronize();
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(took.count());
+    ms.push_back(took.count() * 1e3);
+  }
+  nd::jit::wait_all();  // not timed: the background compiles finish before the next benchmark
+  jd::use_environment_for_tiered_calls();
+  if (ms.empty()) return;
+  state.counters["first_ms"] = ms.front();
+  std::vector<double> rest(ms.begin() + 1, ms.end());
+  std::sort(rest.begin(), rest.end());
+  if (!rest.empty()) {
+    state.counters["median_ms"] = rest[rest.size() / 2];
+    state.counters["slowest_ms"] = rest.back();
+  }
+  state.SetLabel(tiered ? "tier 0 runs it; target <= 3 ms" : "waits for NVRTC (as NDCUDA_JIT_TIERED=0)");
+}
+
+void jit_first_reduction_tiered(benchmark::State& state) {
+  first_result_of_new_reductions(state, true);
+}
+void jit_first_reduction_untiered(benchmark::State& state) {
+  first_result_of_new_reductions(state, false);
 }
 
 // Steady bandwidth of the same expression over 2^26 float32: the interpreter (launched directly)
@@ -384,6 +455,8 @@ void jit_cached_launch_elementwise_strided(benchmark::State& state) {
 BENCHMARK(jit_first_call_cold_elementwise)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
 BENCHMARK(jit_first_result_tiered)->Unit(benchmark::kMillisecond)->Iterations(20)->UseManualTime();
 BENCHMARK(jit_first_result_untiered)->Unit(benchmark::kMillisecond)->Iterations(20)->UseManualTime();
+BENCHMARK(jit_first_reduction_tiered)->Unit(benchmark::kMillisecond)->Iterations(20)->UseManualTime();
+BENCHMARK(jit_first_reduction_untiered)->Unit(benchmark::kMillisecond)->Iterations(20)->UseManualTime();
 BENCHMARK(tier0_interpreter_bandwidth)->Unit(benchmark::kMicrosecond)->UseManualTime();
 BENCHMARK(tier1_compiled_bandwidth)->Unit(benchmark::kMicrosecond)->UseManualTime();
 BENCHMARK(nvrtc_compile_and_load_baseline)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
