@@ -147,6 +147,20 @@ void nvrtc_compile_and_load_baseline(benchmark::State& state) {
 // What expr/codegen.cpp generates for `x * s0 + y * y` over float32 (a fused expression's body).
 const char* expression_body = "out = ndcuda::nd_add(ndcuda::nd_multiply(in0, s0), ndcuda::nd_multiply(in1, in1))";
 
+// The process's first call (`first_ms`, which loads tier 0's module) apart, then the median and
+// slowest of the rest, in milliseconds.
+void report_first_results(benchmark::State& state, const std::vector<double>& ms, const char* label) {
+  state.SetLabel(label);
+  if (ms.empty()) return;
+  state.counters["first_ms"] = ms.front();
+  std::vector<double> rest(ms.begin() + 1, ms.end());
+  std::sort(rest.begin(), rest.end());
+  if (!rest.empty()) {
+    state.counters["median_ms"] = rest[rest.size() / 2];
+    state.counters["slowest_ms"] = rest.back();
+  }
+}
+
 // Each iteration a new expression state whose kernel no cache holds (its name is in the source):
 // the time from the call to its result on the host. `tiered` gives it its tier-0 program, as
 // make_expression_state does; without it the call waits for NVRTC, as before tiers. Reports the
@@ -180,15 +194,8 @@ void first_result_of_new_expressions(benchmark::State& state, bool tiered) {
     ms.push_back(took.count() * 1e3);
   }
   nd::jit::wait_all();  // not timed: the background compiles finish before the next benchmark
-  if (ms.empty()) return;
-  state.counters["first_ms"] = ms.front();
-  std::vector<double> rest(ms.begin() + 1, ms.end());
-  std::sort(rest.begin(), rest.end());
-  if (!rest.empty()) {
-    state.counters["median_ms"] = rest[rest.size() / 2];
-    state.counters["slowest_ms"] = rest.back();
-  }
-  state.SetLabel(tiered ? "tier 0 runs it; target <= 2 ms" : "waits for NVRTC (as NDCUDA_JIT_TIERED=0)");
+  report_first_results(state, ms,
+                       tiered ? "tier 0 runs it; target <= 2 ms" : "waits for NVRTC (as NDCUDA_JIT_TIERED=0)");
 }
 
 void jit_first_result_tiered(benchmark::State& state) {
@@ -250,15 +257,8 @@ void first_result_of_new_reductions(benchmark::State& state, bool tiered) {
   }
   nd::jit::wait_all();  // not timed: the background compiles finish before the next benchmark
   jd::use_environment_for_tiered_calls();
-  if (ms.empty()) return;
-  state.counters["first_ms"] = ms.front();
-  std::vector<double> rest(ms.begin() + 1, ms.end());
-  std::sort(rest.begin(), rest.end());
-  if (!rest.empty()) {
-    state.counters["median_ms"] = rest[rest.size() / 2];
-    state.counters["slowest_ms"] = rest.back();
-  }
-  state.SetLabel(tiered ? "tier 0 runs it; target <= 3 ms" : "waits for NVRTC (as NDCUDA_JIT_TIERED=0)");
+  report_first_results(state, ms,
+                       tiered ? "tier 0 runs it; target <= 3 ms" : "waits for NVRTC (as NDCUDA_JIT_TIERED=0)");
 }
 
 void jit_first_reduction_tiered(benchmark::State& state) {

@@ -20,6 +20,7 @@
 #include "jit/reduction_source.hpp"
 #include "support/gpu.hpp"
 #include "support/random_inputs.hpp"
+#include "support/reduction_plans.hpp"
 
 namespace nd = ndcuda;
 namespace jd = ndcuda::jit::detail;
@@ -53,20 +54,8 @@ jd::reduction_signature sum_of(const std::string& name, const std::string& map) 
   return sig;
 }
 
-// A float32 reduction of a dense aligned array of `shape`, planned as the library plans it.
 jd::reduction_plan plan_of(const nd::shape_t& shape, const std::vector<bool>& reduced) {
-  const std::vector<nd::strides_t> in{nd::c_strides(shape)};
-  const std::vector<std::uintptr_t> addresses{256};
-  const std::vector<std::size_t> itemsizes{sizeof(float)};
-  nd::strides_t out(shape.size(), 0);
-  nd::index_t stride = 1;
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    if (!reduced[d]) {
-      out[d] = stride;
-      stride *= shape[d];
-    }
-  }
-  return jd::plan_reduction(shape, reduced, out, in, addresses, itemsizes, false);
+  return nd::testing::dense_float_plan(shape, reduced);
 }
 
 // sum(a, 1) of 4096 x 1024 float32: rows of whole vectors.

@@ -12,6 +12,7 @@
 #include "jit/reduction_plan.hpp"
 #include "jit/tier0_program.hpp"
 #include "jit/tier0_reduction.hpp"
+#include "support/reduction_plans.hpp"
 
 namespace nd = ndcuda;
 namespace jd = ndcuda::jit::detail;
@@ -40,20 +41,8 @@ jd::reduction_signature signature_of(reduce_kind k, nd::dtype t, std::string map
   return sig;
 }
 
-// A reduction over a dense aligned float32 array of `shape`, planned as the library plans it.
 jd::reduction_plan plan_of(const nd::shape_t& shape, const std::vector<bool>& reduced, std::size_t inputs = 1) {
-  const std::vector<nd::strides_t> in(inputs, nd::c_strides(shape));
-  const std::vector<std::uintptr_t> addresses(inputs, 256);
-  const std::vector<std::size_t> itemsizes(inputs, sizeof(float));
-  nd::strides_t out(shape.size(), 0);
-  nd::index_t stride = 1;
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    if (!reduced[d]) {
-      out[d] = stride;
-      stride *= shape[d];
-    }
-  }
-  return jd::plan_reduction(shape, reduced, out, in, addresses, itemsizes, false);
+  return nd::testing::dense_float_plan(shape, reduced, inputs);
 }
 
 const nd::dtype tier0_types[] = {nd::dtype::bool_, nd::dtype::int32, nd::dtype::int64, nd::dtype::float32,
