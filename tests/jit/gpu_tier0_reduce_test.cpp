@@ -308,3 +308,40 @@ TEST(Tier0Reduce, NoFoldRunsWithTiersOff) {
   EXPECT_EQ(jd::tier0_fold_launch_count(), before);
   jd::use_environment_for_tiered_calls();
 }
+
+TEST(Tier0Reduce, AGraphCapturedOnTheFirstCallKeepsTheFoldAndReplaysRight) {
+  NDCUDA_REQUIRE_GPU();
+  jd::set_tiered_calls(true);
+  start_cold();
+  nd::stream s(0);
+  constexpr nd::index_t rows = 3;
+  constexpr nd::index_t cols = 40000;  // a block per row, split: the map, the fold and the finish
+  auto x = nd::testing::uniform_values<float>(rows * cols, -2.0, 2.0);
+  auto a = nd::asarray<float>(x, {rows, cols}, s);
+  auto c = nd::empty<float>({rows}, s);
+  const std::uint64_t before = jd::tier0_fold_launch_count();
+  nd::graph g = nd::capture(s, [&] { c(nd::ellipsis) = nd::sum(a * a, 1); });
+  EXPECT_EQ(jd::tier0_fold_launch_count(), before + 1) << "the captured first call did not run on tier 0";
+  nd::jit::wait_all();
+  for (int round = 0; round < 2; ++round) {
+    x = nd::testing::uniform_values<float>(rows * cols, -2.0, 2.0);
+    nd::copyto(a, nd::asarray<float>(x, {rows, cols}, s));
+    g.launch(s);
+    const std::vector<float> replayed = c.to_host();
+    const std::vector<float> compiled = nd::sum(a * a, 1).to_host();  // the compiled passes now
+    ASSERT_EQ(replayed.size(), static_cast<std::size_t>(rows));
+    for (nd::index_t r = 0; r < rows; ++r) {
+      double want = 0;
+      for (nd::index_t k = 0; k < cols; ++k) {
+        const float v = x[static_cast<std::size_t>(r * cols + k)];
+        want += static_cast<double>(v * v);
+      }
+      const auto i = static_cast<std::size_t>(r);
+      EXPECT_EQ(std::memcmp(&replayed[i], &compiled[i], sizeof(float)), 0)
+          << "round " << round << ", row " << r << ": the graph gave " << replayed[i] << ", the compiled passes "
+          << compiled[i];
+      EXPECT_NEAR(replayed[i], want, 1e-5 * want) << "round " << round << ", row " << r;
+    }
+  }
+  EXPECT_EQ(jd::tier0_fold_launch_count(), before + 1) << "a replay or a later call ran tier 0 again";
+}
