@@ -1,6 +1,6 @@
 // Reduction kernels: per-variant state, launch geometry (how many blocks, how the reduced elements
-// split over blockIdx.y), and the launch of both passes, or of tier 0 while they compile. The NumPy side is
-// src/ops/reduction*.cpp.
+// split over blockIdx.y), and the launch of both passes, or of tier 0 while they compile. The NumPy
+// side is src/expr/reduction*.cpp.
 #include <algorithm>
 #include <cstdint>
 #include <future>
