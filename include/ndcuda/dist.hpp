@@ -2,6 +2,7 @@
 /// ndcuda's distributed layer: distributed_array<T> over several GPUs, communicating through NCCL.
 /// Include this header and link ndcuda::dist (built when CMake finds NCCL).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/dist/accumulate_at.hpp>
 #include <ndcuda/dist/communicator.hpp>
@@ -16,3 +17,5 @@
 #include <ndcuda/dist/sets.hpp>
 #include <ndcuda/dist/sharding.hpp>
 #include <ndcuda/dist/sorting.hpp>
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// ndcuda: NumPy-like arrays on NVIDIA GPUs for plain C++. Include this one header and link
 /// ndcuda::ndcuda; no nvcc is needed in user code.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/format.hpp>
@@ -59,3 +60,5 @@
 #include <ndcuda/ops/statistics.hpp>
 #include <ndcuda/random.hpp>
 #include <ndcuda/version.hpp>
+
+#pragma GCC visibility pop

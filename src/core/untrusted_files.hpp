@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/tool_export.hpp"
+
 namespace ndcuda::detail {
 
 /// A descriptor closed on every path out.
@@ -62,8 +64,9 @@ struct file_problem {
 [[nodiscard]] std::optional<std::string> read_whole(const regular_file& file, file_problem& problem);
 
 /// open_regular_file then read_whole.
-[[nodiscard]] std::optional<std::string> read_regular_file(const std::filesystem::path& path, std::uint64_t max_bytes,
-                                                           bool follow_links, file_problem& problem);
+[[nodiscard]] NDCUDA_TOOL_API std::optional<std::string> read_regular_file(const std::filesystem::path& path,
+                                                                           std::uint64_t max_bytes, bool follow_links,
+                                                                           file_problem& problem);
 
 /// Opens `path` for appending, creating it with `mode` (less the umask) when missing: O_APPEND |
 /// O_NOFOLLOW | O_NONBLOCK, then fstat refuses anything but a regular file. `size` is its size at

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/tool_export.hpp"
 #include "jit/kernel_key.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
@@ -26,7 +27,7 @@ struct disk_cache_config {
 /// NDCUDA_CACHE=0 turns the cache off; the folder is NDCUDA_CACHE_DIR, else
 /// $XDG_CACHE_HOME/ndcuda, else $HOME/.cache/ndcuda; NDCUDA_CACHE_MAX_SIZE bounds it ("512M",
 /// "2G", a byte count; 0 for no bound; default 1G).
-[[nodiscard]] disk_cache_config disk_cache_config_from_environment();
+[[nodiscard]] NDCUDA_TOOL_API disk_cache_config disk_cache_config_from_environment();
 
 /// Parses "123", "64K", "512M", "2G" (powers of 1024). nullopt for anything else.
 [[nodiscard]] std::optional<std::uint64_t> parse_size(std::string_view text);
@@ -39,7 +40,7 @@ struct disk_cache_counters {
   std::uint64_t evictions = 0;
 };
 
-class disk_cache {
+class NDCUDA_TOOL_API disk_cache {
  public:
   explicit disk_cache(disk_cache_config config);
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/tool_export.hpp"
 #include "jit/hash.hpp"
 
 namespace ndcuda::jit::detail {
@@ -21,7 +22,7 @@ struct compile_target {
   friend bool operator==(const compile_target&, const compile_target&) = default;
 };
 
-struct kernel_key {
+struct NDCUDA_TOOL_API kernel_key {
   std::string source;                         ///< the full generated source
   std::string program_name;                   ///< the file name NVRTC reports ("scaled_sum.cu")
   std::vector<std::string> name_expressions;  ///< kernels whose lowered names are wanted

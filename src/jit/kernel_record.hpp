@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/tool_export.hpp"
 #include "jit/kernel_key.hpp"
 
 namespace ndcuda::jit::detail {
@@ -23,7 +24,7 @@ inline constexpr std::string_view record_header = "ndcuda-jit-record 1\n";
 
 /// The keys of a record file's contents, each once, in the order first seen. Throws compile_error
 /// ("not an ndcuda kernel record" or where it is malformed, with the byte offset) on bad input.
-[[nodiscard]] std::vector<kernel_key> decode_records(std::string_view text);
+[[nodiscard]] NDCUDA_TOOL_API std::vector<kernel_key> decode_records(std::string_view text);
 
 /// Appends `key` to the file NDCUDA_JIT_RECORD names (read once per process), when it is set:
 /// created 0644 if missing, never through a link or into anything but a regular file. A failure
@@ -31,11 +32,11 @@ inline constexpr std::string_view record_header = "ndcuda-jit-record 1\n";
 void record_key(const kernel_key& key);
 
 /// `key` built for `target` instead: the -arch option and the target replaced, all else kept.
-[[nodiscard]] kernel_key retarget(const kernel_key& key, compile_target target);
+[[nodiscard]] NDCUDA_TOOL_API kernel_key retarget(const kernel_key& key, compile_target target);
 
 /// Why `key`, recorded by another process, would never be found by a process running this
 /// NVRTC and this ndcuda (a different NVRTC build, ndcuda version or embedded headers); empty
 /// when it would.
-[[nodiscard]] std::string mismatch_with_this_process(const kernel_key& key);
+[[nodiscard]] NDCUDA_TOOL_API std::string mismatch_with_this_process(const kernel_key& key);
 
 }  // namespace ndcuda::jit::detail

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/tool_export.hpp"
 #include "jit/kernel_key.hpp"
 
 namespace ndcuda::jit::detail {
@@ -27,7 +28,7 @@ namespace ndcuda::jit::detail {
 /// newest architecture NVRTC knows when the device is newer than all of them. Throws device_error
 /// for a device older than every supported architecture.
 [[nodiscard]] compile_target select_target(int device_arch, std::span<const int> supported);
-[[nodiscard]] compile_target select_target(int device_arch);
+[[nodiscard]] NDCUDA_TOOL_API compile_target select_target(int device_arch);
 
 struct compiled_program {
   std::string image;                       ///< CUBIN, or NUL-terminated PTX text
@@ -38,7 +39,7 @@ struct compiled_program {
 /// Compiles `key` with NVRTC: the embedded headers are given to nvrtcCreateProgram, the options
 /// are key.options. Throws compile_error (kernel name, options, log, numbered source) on failure.
 /// NDCUDA_JIT_DUMP=<dir> saves each source, its options and log there.
-[[nodiscard]] compiled_program nvrtc_compile(const kernel_key& key);
+[[nodiscard]] NDCUDA_TOOL_API compiled_program nvrtc_compile(const kernel_key& key);
 
 /// Extra options for the kernels ndcuda generates (not for raw kernels): --fmad=false (no
 /// multiply-add contraction: NumPy's rounding, and the same bits in both tiers), and -minimal where

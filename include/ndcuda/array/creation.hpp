@@ -3,6 +3,7 @@
 /// from host memory. Builds on array/ndarray.hpp; memory from default_resource(device), work on the
 /// given stream or the current device's default stream.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cmath>
 #include <concepts>
@@ -263,3 +264,5 @@ ndarray<E> asarray(std::shared_ptr<const E[]> host, shape_t shape, std::optional
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

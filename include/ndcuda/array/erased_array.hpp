@@ -1,6 +1,7 @@
 // A type-erased array handle: what compiled code above ops/ (src/linalg, src/fft) takes and
 // returns, so the public templates stay thin. Builds on array/ndarray.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
 #include <ndcuda/array/ndarray.hpp>
@@ -46,3 +47,5 @@ ndarray<E> restore(erased_array x) {
 }
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 /// scoped setting. Builds on core/dtype.hpp and core/shape.hpp; pure host code, so it is tested
 /// without a GPU.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <complex>
 #include <cstdint>
@@ -118,3 +119,5 @@ template <array_element E>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

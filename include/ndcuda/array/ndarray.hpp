@@ -5,9 +5,12 @@
 /// (array/ndarray_host_io.hpp), printing (array/printing.hpp) and free functions
 /// (array/view_functions.hpp).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/ndarray_class.hpp>
 #include <ndcuda/array/ndarray_host_io.hpp>
 #include <ndcuda/array/ndarray_writes.hpp>
 #include <ndcuda/array/printing.hpp>
 #include <ndcuda/array/view_functions.hpp>
+
+#pragma GCC visibility pop

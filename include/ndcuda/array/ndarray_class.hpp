@@ -4,6 +4,7 @@
 /// include <ndcuda/array/ndarray.hpp>. Builds on array/view_math.hpp (layout rules),
 /// array/detail/index_dispatch.hpp, memory/detail/buffer.hpp and array/detail/kernels.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
 #include <ndcuda/array/detail/index_dispatch.hpp>
@@ -336,3 +337,5 @@ class ndarray : public detail::list_entry<E> {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// ndarray's host I/O, defined out of the class: to_host(), to_host_vector(), copy_to_host() and
 /// item(). Builds on array/ndarray_class.hpp, array/detail/host_read.hpp and memory/transfer.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <cstddef>
@@ -97,3 +98,5 @@ void ndarray<E>::read_into(E* dst, const char* what) const {
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

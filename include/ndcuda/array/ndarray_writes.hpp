@@ -2,6 +2,7 @@
 // a temporary when they overlap) and fill_elements (a scalar). Builds on array/ndarray_class.hpp,
 // array/detail/kernels.hpp (copy_cast, fill_pattern) and memory/detail/buffer.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -72,3 +73,5 @@ void ndarray<E>::fill_elements(const E& value) const {
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

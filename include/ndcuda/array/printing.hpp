@@ -2,6 +2,7 @@
 /// Printing arrays as NumPy does: nd::repr, nd::str and operator<<, which read the data back to the
 /// host (waiting). Builds on array/ndarray_host_io.hpp (to_host) and array/format.hpp (the text).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <memory>
@@ -59,3 +60,5 @@ std::ostream& operator<<(std::ostream& os, const ndarray<E>& a) {
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// Free functions over arrays: nd::from_device (a view of foreign device memory) and NumPy's
 /// free-function spellings of the views (reshape, transpose, squeeze, ...). Builds on array/ndarray_class.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
 #include <ndcuda/array/ndarray_class.hpp>
@@ -154,3 +155,5 @@ auto ravel(const X& x) {
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

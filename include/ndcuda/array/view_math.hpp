@@ -2,6 +2,7 @@
 /// View arithmetic on (shape, strides, offset): NumPy's basic indexing, reshape without copy,
 /// transpose, squeeze, expand_dims. Builds on core/shape.hpp; pure host functions, no device needed.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -102,3 +103,5 @@ struct view_layout {
                                    std::span<const index_t> in_strides);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

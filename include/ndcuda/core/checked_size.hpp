@@ -2,6 +2,7 @@
 /// Overflow-checked size arithmetic: element counts, byte counts and offsets of shapes and strides.
 /// Builds on core/shape.hpp and core/error.hpp; every size that reaches an allocation or a launch goes through it.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -101,3 +102,5 @@ template <class T>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// The element types ndcuda arrays can hold: the dtype enum, its properties and names, and the C++ type mapping.
 /// Builds on the standard library and the host-includable CUDA half types (<cuda_fp16.h>, <cuda_bf16.h>) only.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -260,3 +261,5 @@ static_assert(sizeof(std::complex<float>) == 8 && sizeof(std::complex<double>) =
               "complex element layout must be {real, imag} as in CUDA's cuComplex");
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// The ndcuda exception hierarchy and the checks that turn CUDA return codes into exceptions.
 /// Builds on the CUDA runtime's error codes only; every other layer reports failures through it.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cuda_runtime_api.h>
 
@@ -138,3 +139,5 @@ inline void check_cuda(cudaError_t code, const char* call, const source_location
 
 /// Checks a CUDA runtime call and throws ndcuda::cuda_error naming the call on failure.
 #define NDCUDA_CUDA_CHECK(...) ::ndcuda::detail::check_cuda((__VA_ARGS__), #__VA_ARGS__)
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// NumPy 2 (NEP 50) type promotion: array with array, and array with a weak C++ scalar, at compile time.
 /// Builds on core/dtype.hpp; tests/core/promotion_test.cpp checks every entry against NumPy's own answers.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <array>
@@ -208,3 +209,5 @@ static_assert(can_cast_same_kind(dtype::uint64, dtype::int8) && !can_cast_same_k
 static_assert(can_cast_same_kind(dtype::float64, dtype::float16) && !can_cast_same_kind(dtype::float64, dtype::int32));
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

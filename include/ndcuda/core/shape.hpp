@@ -2,6 +2,7 @@
 /// Shapes and strides (in elements, int64) and NumPy's broadcasting and axis rules.
 /// Builds on core/error.hpp; pure host logic, shared by every array and kernel generator.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <initializer_list>
@@ -70,3 +71,5 @@ void check_assignable(std::span<const index_t> source, std::span<const index_t> 
 [[nodiscard]] std::vector<int> normalize_axes(std::span<const index_t> axes, int ndim);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

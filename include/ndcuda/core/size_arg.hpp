@@ -2,6 +2,7 @@
 /// nd::size_arg: a `size` parameter as NumPy spells it (10, {4, 5}, a shape_t, nd::none).
 /// Builds on core/shape.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <concepts>
 #include <initializer_list>
@@ -43,3 +44,5 @@ class size_arg {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

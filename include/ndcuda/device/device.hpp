@@ -2,6 +2,7 @@
 /// A CUDA device and its properties, queried without creating a context, and device_guard.
 /// Builds on device/enumeration.hpp (NVML/driver counting) and core/error.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <ostream>
@@ -86,3 +87,5 @@ class device_guard {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// How many CUDA devices this process can use, learned without creating a CUDA context.
 /// Builds on NVML (loaded at run time) and visible_devices.hpp, with the CUDA driver as fallback.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <string>
 
@@ -38,3 +39,5 @@ enum class enumeration_source {
 [[nodiscard]] enumeration_source device_enumeration_source() noexcept;
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

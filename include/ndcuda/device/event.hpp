@@ -2,6 +2,7 @@
 /// event: an RAII CUDA event for ordering streams and timing work on the device.
 /// Builds on device/stream.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cuda_runtime_api.h>
 
@@ -52,3 +53,5 @@ class event {
 [[nodiscard]] float elapsed_ms(const event& start, const event& end);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// CUDA graphs: capture of ndcuda work on a stream (nd::capture, capture_scope) into an nd::graph
 /// that can be launched again and again. Builds on device/stream.hpp; see docs/graphs.md.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cuda_runtime_api.h>
 
@@ -127,3 +128,5 @@ requires std::is_invocable_v<F&>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// Per-device resource limits (device malloc heap, stack, printf buffer).
 /// Builds on device/device.hpp; the JIT layer tells it when a kernel fixes the heap size.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 
@@ -42,3 +43,5 @@ void note_device_heap_in_use(int device);
 }  // namespace detail
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

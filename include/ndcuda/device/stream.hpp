@@ -2,6 +2,7 @@
 /// stream: a refcounted, non-blocking CUDA stream bound to one device, and each device's
 /// default library stream. Builds on device/device.hpp; every ndcuda operation is ordered on one.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cuda_runtime_api.h>
 
@@ -81,3 +82,5 @@ namespace detail {
 }  // namespace detail
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

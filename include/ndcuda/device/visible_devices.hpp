@@ -2,6 +2,7 @@
 /// The CUDA_VISIBLE_DEVICES rules of the CUDA driver, as a pure function over a list of GPUs.
 /// Builds on the standard library only; enumeration.hpp feeds it NVML's device list.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <span>
 #include <string>
@@ -71,3 +72,5 @@ struct visible_device {
                                                                      std::span<const physical_device> physical);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

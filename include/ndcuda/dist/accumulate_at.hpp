@@ -11,6 +11,7 @@
 /// The accumulation needs a's size in scratch memory on every rank, as bincount's counts do.
 /// Builds on dist/{indexing,reductions}.hpp and ops/accumulate_at.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/dist/creation.hpp>
@@ -101,3 +102,5 @@ void add_at(const distributed_array<E>& a, const distributed_array<std::int64_t>
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

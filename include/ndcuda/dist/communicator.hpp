@@ -2,6 +2,7 @@
 /// communicator: a group of GPU ranks joined by NCCL, one stream per local GPU, in one process
 /// (ncclCommInitAll) or one process per GPU. Builds on device/stream.hpp; nccl.h stays in src/dist.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <chrono>
@@ -143,3 +144,5 @@ class communicator {
 };
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

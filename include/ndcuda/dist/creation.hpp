@@ -5,6 +5,7 @@
 /// Builds on dist/{distributed_array,movement}.hpp and array/creation.hpp (arange's and linspace's
 /// sequences, computed per block from the block's first global index).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <cstdint>
@@ -189,3 +190,5 @@ distributed_array<T> linspace(double start, double stop, index_t num, const comm
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

@@ -7,6 +7,7 @@
 /// travel to every rank (one exchange of ceil(n / 2^14) doubles) and each rank adds them in the
 /// same fixed tree. Builds on dist/{distributed_array,expression,deterministic_plan}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/device/detail/capture.hpp>
 #include <ndcuda/dist/deterministic_plan.hpp>
@@ -146,3 +147,5 @@ template <distributed_array_operand X>
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

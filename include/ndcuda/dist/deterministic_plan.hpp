@@ -3,6 +3,7 @@
 /// pieces of a block cut by a shard boundary travel to the rank that owns the block: host-side
 /// arithmetic only, tested without a GPU. Builds on core/shape.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/shape.hpp>
 #include <optional>
@@ -40,3 +41,5 @@ struct deterministic_share {
 [[nodiscard]] deterministic_share share_of(index_t n, const std::vector<fragment>& ranges, int rank, index_t block);
 
 }  // namespace ndcuda::dist::detail
+
+#pragma GCC visibility pop

@@ -5,6 +5,7 @@
 /// and users include <ndcuda/dist/distributed_array.hpp>, which brings both. Builds on
 /// array/ndarray.hpp and dist/{communicator,sharding}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/ndarray.hpp>
@@ -217,3 +218,5 @@ class distributed_array {
 };
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // each rank, the same draw read at the rank's global flat indices. Builds on random/detail/draw.hpp
 // (random_leaf) and dist/distributed_array.hpp (slab, sharding, copy_across).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <cstdint>
@@ -164,3 +165,5 @@ requires draw_operand<X>
 }
 
 }  // namespace ndcuda::dist::detail
+
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 /// driven by a plan every process computes alike, and moving uneven runs into the ordinary blocks.
 /// Builds on dist/distributed_array.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/dist/distributed_array.hpp>
@@ -89,3 +90,5 @@ std::vector<ndarray<R>> to_blocks(const std::vector<ndarray<R>>& runs, const std
 }
 
 }  // namespace ndcuda::dist::detail
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// that rank's shards into the same ndcuda expression and evaluates it as one fused JIT kernel on
 /// the rank's stream. Builds on dist/distributed_array.hpp and ops/elementwise.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/dist/distributed_array.hpp>
@@ -316,3 +317,5 @@ using dist::sin;
 using dist::sqrt;
 using dist::tanh;
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -21,6 +21,7 @@
 /// Expressions of distributed arrays are evaluated first. Builds on dist/{movement,reductions,
 /// fft_plan}.hpp and fft/fft.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <initializer_list>
 #include <ndcuda/dist/distributed_array.hpp>
@@ -260,3 +261,5 @@ template <distributed_array_operand X>
 }
 
 }  // namespace ndcuda::dist::fft
+
+#pragma GCC visibility pop

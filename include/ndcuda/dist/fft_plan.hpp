@@ -14,6 +14,7 @@
 /// rank transforms everything), then to layouts that cut an axis at least `ranks` long (every rank
 /// gets work), then to one phase, then to x's own layout and the lower axes.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <ndcuda/dist/sharding.hpp>
@@ -147,3 +148,5 @@ struct phase_plan {
 }
 
 }  // namespace ndcuda::dist::fft::detail
+
+#pragma GCC visibility pop

@@ -10,6 +10,7 @@
 /// The sizes are known only on the device, so these wait for their streams, as on one GPU.
 /// Builds on dist/{exchange,reductions}.hpp and ops/{indexing_functions,counting,sorting}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <limits>
@@ -297,3 +298,5 @@ template <array_element I, array_element W>
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

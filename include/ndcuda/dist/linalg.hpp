@@ -18,6 +18,7 @@
 /// <ndcuda/linalg.hpp> is not by <ndcuda/ndcuda.hpp>: link ndcuda::linalg beside ndcuda::dist.
 /// Builds on dist/{distributed_array,reductions}.hpp and linalg/matmul_expr.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/dist/reductions.hpp>
@@ -160,3 +161,5 @@ template <array_element T, array_element U>
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 /// that dist/distributed_array_class.hpp declares. Builds on that class header;
 /// <ndcuda/dist/distributed_array.hpp> includes this file.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <ndcuda/device/detail/capture.hpp>
@@ -252,3 +253,5 @@ distributed_array<T> distributed_array<T>::reshard(const sharding& requested) co
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// mpi.hpp: the MPI bootstrap of a multi-process communicator (id broadcast from rank 0 by MPI_Bcast).
 /// Builds on dist/communicator.hpp; header-only, so ndcuda::dist never links MPI: users link MPI::MPI_C.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 // The C API only: Open MPI's and MPICH's mpi.h otherwise pull in their C++ bindings, which need
 // libmpi_cxx at link time while users link MPI::MPI_C.
@@ -120,3 +121,5 @@ unique_id mpi_share_id(MPI_Comm comm, Generate&& generate) {
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

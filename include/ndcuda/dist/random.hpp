@@ -3,6 +3,7 @@
 /// shape at the block's global flat indices, so the result equals the single-GPU draw bit for bit
 /// on any number of GPUs. Builds on dist/expression.hpp and random/generator.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/dist/distributed_array.hpp>
 #include <ndcuda/dist/draw_operand.hpp>
@@ -57,3 +58,5 @@ void assign_from_draw(const distributed_array<T>& out, const X& draw) {
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 /// reduce-scatter into row blocks that sums whole partial arrays (add_at, bincount, products).
 /// Builds on ops/reductions.hpp and dist/{distributed_array,exchange,expression}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <limits>
@@ -269,3 +270,5 @@ NDCUDA_DIST_REDUCTION(mean, mean)
 #undef NDCUDA_DIST_REDUCTION
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

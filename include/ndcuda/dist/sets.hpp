@@ -11,6 +11,7 @@
 /// index, and each element's value number goes back to the element's own shard in one more
 /// all-to-all. Builds on dist/{sorting,indexing,unique_positions}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/dist/indexing.hpp>
@@ -337,3 +338,5 @@ template <array_element T>
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// grid of blocks) and the host arithmetic of shard boxes and overlaps. Builds on core/shape.hpp
 /// only: no GPU, no NCCL.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/shape.hpp>
 #include <string>
@@ -94,3 +95,5 @@ using block_box = std::vector<block_range>;
 [[nodiscard]] sharding reduced_sharding(const sharding& s, const std::vector<int>& reduced, bool keepdims);
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

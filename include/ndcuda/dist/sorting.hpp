@@ -9,6 +9,7 @@
 /// axis that is not the sharded one needs no communication. Builds on dist/{distributed_array,
 /// reductions}.hpp and ops/{sorting,selection}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <cstdint>
@@ -329,3 +330,5 @@ template <array_element T, array_element V>
 }
 
 }  // namespace ndcuda::dist
+
+#pragma GCC visibility pop

@@ -8,6 +8,7 @@
 /// multiplies the panels it holds itself first, so communication overlaps the GEMMs. Builds on
 /// dist/distributed_array.hpp and linalg/matmul_expr.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <map>
@@ -233,3 +234,5 @@ distributed_array<R> summa(const distributed_array<R>& a, const distributed_arra
 }
 
 }  // namespace ndcuda::dist::detail
+
+#pragma GCC visibility pop

@@ -11,6 +11,7 @@
 /// it received by position (a local sort of its own share), which lays the answers out. Builds on
 /// dist/{sorting,exchange}.hpp and ops/{counting,indexing_functions}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/dist/exchange.hpp>
@@ -189,3 +190,5 @@ distributed_array<R> send_home(const distributed_array<T>& x, const std::vector<
 }
 
 }  // namespace ndcuda::dist::detail
+
+#pragma GCC visibility pop

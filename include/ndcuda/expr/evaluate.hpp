@@ -3,6 +3,7 @@
 /// repr), each evaluating it once. Including it brings in the whole engine (expr/plan.hpp).
 /// Builds on expr/plan.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/expr/plan.hpp>
 #include <ostream>
@@ -37,3 +38,5 @@ requires detail::is_expr<std::remove_cvref_t<X>>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// Expression nodes: array and scalar leaves and op nodes that hold their operands by value, with
 /// the result dtype fixed at compile time. Builds on array/ndarray.hpp and core/promotion.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <complex>
 #include <cstdint>
@@ -184,3 +185,5 @@ auto make_expr(T&&... x) {
 
 }  // namespace detail
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

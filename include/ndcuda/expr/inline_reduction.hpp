@@ -6,6 +6,7 @@
 // The template half: the tree walk and the kernel caches; src/expr/inline_reduction.cpp re-views
 // the leaves and spells the fold. Builds on expr/reduction_expr.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstdint>
@@ -208,3 +209,5 @@ std::optional<ndarray<Out>> inline_reduce(const X& x, const std::optional<std::v
 }
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -5,6 +5,7 @@
 /// the rest evaluates the value once into a new array and asks it (item, to_host, indexing,
 /// reshape, transpose, copy, a conversion of a one-element value). Builds on array/ndarray.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <complex>
 #include <ndcuda/array/ndarray.hpp>
@@ -146,3 +147,5 @@ class lazy_array : public detail::list_entry<Value> {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

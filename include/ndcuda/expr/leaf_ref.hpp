@@ -1,6 +1,7 @@
 // leaf_ref: an array operand as the type-erased launch paths see it (elementwise, reductions,
 // scans, sorts), and leaf_of, its one conversion from ndarray. Builds on array/ndarray.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <memory>
@@ -43,3 +44,5 @@ template <class E>
 void retain_for_capture(const stream& s, std::span<const leaf_ref> leaves);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

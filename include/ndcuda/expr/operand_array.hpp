@@ -1,6 +1,7 @@
 // Operands of the layers above ops/ as arrays: expressions evaluated, arrays as they are, and the
 // element type either way. Builds on expr/evaluate.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/expr/evaluate.hpp>
 #include <type_traits>
@@ -23,3 +24,5 @@ template <class X>
 using operand_value_t = std::remove_cv_t<typename decltype(to_array(std::declval<const X&>()))::value_type>;
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -6,6 +6,7 @@
 // and call_label. The engine's public face for routines that add operations. Builds on
 // core/promotion.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/core/dtype.hpp>
@@ -159,3 +160,5 @@ struct cast_op {
 };
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

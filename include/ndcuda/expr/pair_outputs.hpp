@@ -2,6 +2,7 @@
 // and runs it (src/expr/pair_outputs.cpp). Builds on expr/leaf_ref.hpp and the elementwise engine
 // (jit/elementwise_kernel.hpp).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/core/dtype.hpp>
@@ -33,3 +34,5 @@ void run_pair(pair_kind kind, std::span<const pair_operand> in, dtype compute, c
               const leaf_ref& second);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

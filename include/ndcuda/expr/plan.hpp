@@ -7,6 +7,7 @@
 /// (row-resident kernels: softmax, layer norm) and lower/split (expr/{reduction_expr,tree}.hpp).
 /// Builds on those and array/creation.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstdint>
@@ -254,3 +255,5 @@ void reduction_expr<K, D, N>::assign_to(const ndarray<E>& out) const {
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

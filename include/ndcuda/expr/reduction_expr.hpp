@@ -6,6 +6,7 @@
 /// expr/{tree,detail/reduce_engine}.hpp; the members that run the engine are defined with the
 /// planner (expr/plan.hpp).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/array/creation.hpp>
@@ -201,3 +202,5 @@ auto lower(const expr<Op, A...>& x) {
 
 }  // namespace detail
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// whole tree holding its lazy node in one library call. The planner (expr/plan.hpp) tries it
 /// first. Builds on array/ndarray.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/ndarray.hpp>
 #include <optional>
@@ -27,3 +28,5 @@ struct lazy_rewrite {
 };
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -7,6 +7,7 @@
 // src/expr/row_fusion.cpp, the source and the launch src/jit/row_program_*.cpp. Builds on
 // expr/reduction_expr.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstdint>
@@ -209,3 +210,5 @@ bool fuse_rows(const X& x, const ndarray<Out>& out) {
 }
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 /// the split of a tree too large for one kernel into temporaries. Builds on expr/expression.hpp and
 /// expr/detail/codegen.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstdint>
@@ -197,3 +198,5 @@ auto split(const expr<Op, A...>& x) {
 
 }  // namespace detail
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// and fftshift/ifftshift. Builds on fft/detail/entry_points.hpp (cuFFT with a per-device plan
 /// cache, compiled into ndcuda::linalg) and ops/ for conversions and scaling.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <concepts>
 #include <initializer_list>
@@ -329,3 +330,5 @@ requires(!std::is_same_v<I, bool>) [[nodiscard]] auto ifftshift(const X& x, I ax
 }
 
 }  // namespace ndcuda::fft
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// DLPack on the host: dtype and device mapping, building DLManagedTensors that keep memory alive, and
 /// validating imported ones. Builds on core/ and <dlpack/dlpack.h>; interop/dlpack_array.hpp wraps ndarray.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <dlpack/dlpack.h>
 
@@ -103,3 +104,5 @@ struct dlpack_import {
 #endif
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// to_dlpack/from_dlpack: share an ndarray's GPU memory with PyTorch, CuPy, JAX and other DLPack
 /// users without a copy. Builds on interop/dlpack.hpp and array/ (ndarray, from_device).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/ndarray.hpp>
@@ -76,3 +77,5 @@ template <array_element T>
 #endif
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// NumPy's .npy file format on the host: header dict parsing and formatting, raw reads and writes.
 /// Builds on core/dtype.hpp and core/shape.hpp only; interop/npy_array.hpp moves the bytes to and from ndarray.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <filesystem>
@@ -87,3 +88,5 @@ void write_npy_bytes(const std::filesystem::path& path, const npy_header& header
 [[nodiscard]] std::string npy_dtype_mismatch_message(const std::filesystem::path& path, dtype held, dtype asked);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// save_npy/load_npy: ndarray<T> to and from NumPy .npy files, like np.save and np.load.
 /// Builds on interop/npy.hpp (the host-side format) and array/ (to_host, asarray).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <cstring>
@@ -107,3 +108,5 @@ template <array_element T>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

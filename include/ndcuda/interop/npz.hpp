@@ -2,6 +2,7 @@
 /// NumPy's .npz archives on the host: a zip of .npy members, stored or deflated (through zlib), as
 /// np.savez and np.savez_compressed write them. Builds on interop/npy.hpp; npz_array.hpp moves ndarrays.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <filesystem>
@@ -45,3 +46,5 @@ void write_npz(const std::filesystem::path& path, std::span<const npz_member> me
 [[nodiscard]] npy_file parse_npy_bytes(std::vector<std::byte>&& bytes, std::string_view source);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

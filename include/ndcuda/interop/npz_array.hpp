@@ -2,6 +2,7 @@
 /// NumPy's file functions for ndarrays: save/load (.npy), savez/savez_compressed/load_npz (.npz), with
 /// a type-erased stored_array for archives of mixed dtypes. Builds on interop/npz.hpp and npy_array.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <filesystem>
@@ -201,3 +202,5 @@ inline void savez_compressed(const std::filesystem::path& path, const std::vecto
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

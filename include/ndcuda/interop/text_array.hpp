@@ -2,6 +2,7 @@
 /// np.savetxt and np.loadtxt for ndarrays (1-d and 2-d, real numbers).
 /// Builds on interop/text_io.hpp (the host side) and npy_array.hpp (host copies and uploads).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <filesystem>
 #include <ndcuda/array/view_functions.hpp>
@@ -44,3 +45,5 @@ template <array_element T = double>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

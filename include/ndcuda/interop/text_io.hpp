@@ -2,6 +2,7 @@
 /// Text files of numbers on the host, like np.savetxt and np.loadtxt for 1-d and 2-d real arrays.
 /// Builds on core/ (dtype, shape, errors) and interop/npy.hpp (io_error); text_array.hpp moves ndarrays.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <filesystem>
@@ -49,3 +50,5 @@ void savetxt_bytes(const std::filesystem::path& path, dtype type, const shape_t&
                                                    const loadtxt_options& options, shape_t& shape);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // from_torch/to_torch and stream helpers: share GPU memory and CUDA streams with libtorch (at::Tensor) without a
 // copy. Builds on interop/dlpack_array.hpp and libtorch's ATen/DLConvertor.h; only usable where Torch is found.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 // libtorch's headers come first: ATen/dlpack.h and <dlpack/dlpack.h> share one include guard, so the first one
 // wins, and libtorch's own declarations need its copy (DLPack 1.x). The legacy DLManagedTensor that ndcuda
@@ -233,3 +234,5 @@ template <array_element T>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

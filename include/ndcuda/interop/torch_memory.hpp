@@ -1,6 +1,7 @@
 // One pool for ndcuda and libtorch: ndcuda memory_resources behind torch's CUDA allocator (CUDAPluggableAllocator),
 // and torch's caching allocator as an ndcuda memory_resource. Builds on memory/ and interop/torch.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ATen/Context.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -200,3 +201,5 @@ class torch_memory_resource final : public memory_resource {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// Controls and statistics of the JIT caches (in memory and on disk), and where JIT warnings go.
 /// Builds on nothing else in ndcuda; docs/jit.md describes the cache's layout and variables.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -89,3 +90,5 @@ using warning_handler = std::function<void(const std::string& message)>;
 warning_handler set_warning_handler(warning_handler handler);
 
 }  // namespace ndcuda::jit
+
+#pragma GCC visibility pop

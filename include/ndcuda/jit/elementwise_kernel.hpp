@@ -2,6 +2,7 @@
 /// elementwise_kernel<Out(In...)>: a user-written expression applied to every element, compiled
 /// with NVRTC per layout variant and device. Builds on jit/launch.hpp and core/{dtype,shape}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <memory>
@@ -116,3 +117,5 @@ class elementwise_kernel<Out(In...)> {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// Launch geometry for JIT kernels and the non-template entry point every kernel launches through.
 /// Builds on device/stream.hpp; the kernel behind the opaque handle lives in the compiled library.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cuda_runtime_api.h>
 
@@ -49,3 +50,5 @@ void compile_for(const kernel_state& kernel, compute_capability cc);
 
 }  // namespace jit::detail
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

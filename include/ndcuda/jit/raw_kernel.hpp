@@ -2,6 +2,7 @@
 /// raw_kernel: a user-written CUDA C++ kernel compiled with NVRTC on first launch on each device,
 /// cached in memory and on disk. Builds on jit/launch.hpp (geometry, the non-template launcher).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
 #include <ndcuda/jit/launch.hpp>
@@ -71,3 +72,5 @@ class raw_kernel {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 /// contraction is one (batched) cuBLAS GEMM after permuting axes, and products with nothing to
 /// contract are one fused elementwise kernel. Builds on linalg/products.hpp and ops/reductions.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <ndcuda/core/detail/nvtx.hpp>
@@ -220,3 +221,5 @@ template <array_operand... X>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// nd::linalg_error (NumPy's LinAlgError) and the precision switch of the products.
 /// Builds on core/error.hpp only, so CPU-side planning code can throw it without the math libraries.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/error.hpp>
 
@@ -42,3 +43,5 @@ void check_captured_info();
 void clear_captured_info();
 
 }  // namespace ndcuda::linalg
+
+#pragma GCC visibility pop

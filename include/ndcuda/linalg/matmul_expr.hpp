@@ -5,6 +5,7 @@
 /// two, both included before nd::matmul: wherever a product can be made, the rewrite is declared
 /// before an evaluation instantiates lazy_rewrite.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/linalg/detail/epilogue_rewrite.hpp>  // IWYU pragma: export
@@ -29,3 +30,5 @@ template <array_operand X, array_operand Y>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// linalg::multi_dot, linalg::matrix_power (matmul: linalg/matmul_expr.hpp). Builds on linalg/detail/entry_points.hpp
 /// (cuBLAS and the exact integer kernel, compiled into ndcuda::linalg) and ops/ for the elementwise parts.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <limits>
@@ -341,3 +342,5 @@ template <array_operand X>
 
 }  // namespace linalg
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// qr, svd, eigh, eigvalsh, lstsq, pinv, matrix_rank, norm/matrix_norm, cond. Builds on
 /// linalg/detail/entry_points.hpp (cuSOLVER, compiled into ndcuda::linalg) and ops/reductions.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cmath>
 #include <limits>
@@ -353,3 +354,5 @@ template <array_operand X>
 }
 
 }  // namespace ndcuda::linalg
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// NumPy's cov and corrcoef through matmul. Builds on linalg/solvers.hpp (matrix_norm, the SVD),
 /// linalg/vector_norm.hpp and linalg/products.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cmath>
 #include <complex>
@@ -269,3 +270,5 @@ template <array_operand X, array_operand Y>
 }
 
 }  // namespace ndcuda::linalg
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// of nonzeros) and any other p (sum(|x|**p)**(1/p), negative p included). Builds on ops/ and
 /// linalg/detail/operands.hpp (the dtype numpy.linalg computes in).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cmath>
 #include <ndcuda/core/detail/nvtx.hpp>
@@ -43,3 +44,5 @@ template <array_operand X, reduce_option... O>
 }
 
 }  // namespace ndcuda::linalg
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// async_pool_resource: device memory from a CUDA memory pool (cudaMallocFromPoolAsync), the resource
 /// to allocate from inside graph capture. Builds on memory_resource.hpp and the CUDA runtime's pools.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cuda_runtime_api.h>
 
@@ -66,3 +67,5 @@ class async_pool_resource final : public memory_resource {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

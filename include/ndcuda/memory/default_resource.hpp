@@ -2,6 +2,7 @@
 /// The per-device default resources: what arrays allocate from when given no resource.
 /// Builds on device_pool_resource.hpp (each device's default) and pinned_pool_resource.hpp (the host's).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
 #include <ndcuda/memory/memory_resource.hpp>
@@ -43,3 +44,5 @@ std::shared_ptr<memory_resource> set_capture_resource(int device, std::shared_pt
 [[nodiscard]] std::shared_ptr<pinned_pool_resource> default_pinned_pool();
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// device_pool_resource: the default device memory resource, a caching sub-allocator over cudaMalloc
 /// with per-stream free lists. Builds on memory_resource.hpp and pool_interfaces.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <memory>
@@ -84,3 +85,5 @@ class device_pool_resource final : public memory_resource {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// What kind of memory a host pointer range is, as CUDA sees it: pinned over the whole range or not.
 /// Builds on the CUDA driver's pointer attributes; the transfer engine picks its path from the answer.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 
@@ -32,3 +33,5 @@ enum class host_memory_kind {
 [[nodiscard]] bool is_pinned(const void* p, std::size_t bytes, int device);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// big blocks sit on transparent huge pages and are kept for reuse when released. Builds on
 /// host_pages (src/memory/host_pages.cpp) and the host block cache (src/memory/host_block_cache.cpp).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <memory>
@@ -111,3 +112,5 @@ template <class T>
 using host_vector = std::vector<T, host_allocator<T>>;
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

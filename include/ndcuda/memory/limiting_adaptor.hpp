@@ -2,6 +2,7 @@
 /// limiting_adaptor: caps the bytes any memory_resource may have handed out at once.
 /// Builds on memory_resource.hpp; throws out_of_memory like the pools do.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <atomic>
 #include <cstddef>
@@ -39,3 +40,5 @@ class limiting_adaptor final : public memory_resource {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

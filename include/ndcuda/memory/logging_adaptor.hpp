@@ -2,6 +2,7 @@
 /// logging_adaptor: records every allocate and deallocate of any memory_resource (size, stream,
 /// time) through a callback or into a CSV file. Builds on memory_resource.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <chrono>
 #include <cstddef>
@@ -71,3 +72,5 @@ class logging_adaptor final : public memory_resource {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// managed_resource: unified memory (cudaMallocManaged), with prefetch and advise helpers.
 /// Builds on memory_resource.hpp; for data that the host and one GPU take turns touching.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <memory>
@@ -59,3 +60,5 @@ enum class memory_advice {
 void advise(const void* p, std::size_t bytes, memory_advice advice, int device);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

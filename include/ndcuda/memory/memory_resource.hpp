@@ -2,6 +2,7 @@
 /// memory_resource: the stream-ordered allocation interface every ndcuda allocation goes through.
 /// Builds on device/stream.hpp; pools, adaptors and the per-device registry implement or hold one.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -94,3 +95,5 @@ inline bool operator==(const memory_resource& a, const memory_resource& b) noexc
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// pinned_pool_resource: the default host resource, a cache of page-locked (cudaHostAlloc) blocks by
 /// size class, and the transfer engine's staging pool. Builds on memory_resource.hpp, pool_interfaces.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <memory>
@@ -71,3 +72,5 @@ class pinned_pool_resource final : public memory_resource {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// The two seams of ndcuda's pools: where chunks come from (chunk_upstream) and how streams are
 /// ordered (stream_ordering). Builds on device/stream.hpp; CUDA and test simulations implement them.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -62,3 +63,5 @@ class stream_ordering {
 [[nodiscard]] std::shared_ptr<stream_ordering> make_cuda_event_ordering();
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// statistics_adaptor: counts what passes through to any memory_resource (current and peak bytes,
 /// allocation counts). Builds on memory_resource.hpp and stats.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <atomic>
 #include <cstddef>
@@ -42,3 +43,5 @@ class statistics_adaptor final : public memory_resource {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// memory_stats: what a pool or statistics_adaptor reports (used, cached, peak, counts, limit).
 /// Builds on nothing but the standard library; every resource with statistics returns one.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -35,3 +36,5 @@ std::ostream& operator<<(std::ostream& os, const memory_stats& stats);
 [[nodiscard]] std::string format_bytes(std::size_t bytes);
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

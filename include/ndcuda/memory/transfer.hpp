@@ -2,6 +2,7 @@
 /// The transfer engine: host<->device copies that use pinned input as it is and pipeline pageable
 /// input through pinned staging buffers. Builds on pinned_pool_resource.hpp and host_memory.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <memory>
@@ -115,3 +116,5 @@ inline transfer_path copy_to_host(std::shared_ptr<void> dst_host, const void* sr
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

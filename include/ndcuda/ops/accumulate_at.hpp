@@ -2,6 +2,7 @@
 /// NumPy's ufunc.at through an advanced index: nd::add_at, subtract_at, multiply_at, maximum_at and
 /// minimum_at, which apply every repeated index (atomics). Builds on ops/indexed.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/erased_array.hpp>
@@ -113,3 +114,5 @@ void minimum_at(const ndarray<E>& a, const I& idx, const V& v) {
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

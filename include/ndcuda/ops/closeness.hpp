@@ -2,6 +2,7 @@
 /// NumPy's round with decimals, angle, nan_to_num, and the closeness tests isclose, allclose,
 /// array_equal and array_equiv. Builds on ops/{functions,reductions}.hpp (lazy nodes, nd::any).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <limits>
 #include <ndcuda/core/error.hpp>
@@ -238,3 +239,5 @@ template <array_element E, array_element F>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// NumPy's bincount, histogram, histogram2d and digitize. Builds on ops/sorting.hpp (searchsorted),
 /// ops/reductions.hpp and the counting kernels of ops/detail/counting_kernels.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cmath>
@@ -318,3 +319,5 @@ template <array_operand X, array_element E>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

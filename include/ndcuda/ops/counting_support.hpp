@@ -1,6 +1,7 @@
 // The host checks and conversions behind ops/counting.hpp: NumPy's argument rules and error texts
 // for bincount, histogram and digitize, and the host reads they need. Builds on ops/reductions.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cmath>
 #include <cstdint>
@@ -302,3 +303,5 @@ int monotonicity(const ndarray<E>& bins) {
 
 }  // namespace detail
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -5,6 +5,7 @@
 /// Builds on array/creation.hpp (empty, arange, linspace) and the ops layer's expressions, scans
 /// and reductions; every result is computed on the device, in double as NumPy computes it.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <array>
@@ -319,3 +320,5 @@ auto vander(const ndarray<X>& x, std::optional<index_t> n = std::nullopt, bool i
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -6,6 +6,7 @@
 /// CCCL's gpu_to_gpu determinism) keeps bits across a change of device count. Builds on
 /// array/ and ops/detail/deterministic_kernels.hpp; docs/distributed.md has the definition.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/ndarray.hpp>
@@ -61,3 +62,5 @@ template <array_operand X>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

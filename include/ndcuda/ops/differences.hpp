@@ -3,6 +3,7 @@
 /// expressions over views of the input, a scan or a reduction. Builds on
 /// ops/{reductions,scans,joining,functions}.hpp; nd::gradient, built on these, is ops/gradient.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/ops/functions.hpp>
@@ -193,3 +194,5 @@ template <array_expression X>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// NumPy's ldexp, frexp, modf and divmod: floats taken apart and put together, and the ufuncs with
 /// two outputs (one kernel writes both). Builds on ops/operators.hpp and expr/pair_outputs.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/array/creation.hpp>
@@ -148,3 +149,5 @@ requires(array_operand<A> || array_operand<B>) [[nodiscard]] auto divmod(const A
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

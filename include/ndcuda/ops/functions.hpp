@@ -3,6 +3,7 @@
 /// each, and the operators of ops/operators.hpp), plus where and clip, which are not rows. Builds
 /// on ops/operators.hpp (the same lazy nodes).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/ops/operators.hpp>
 #include <ndcuda/ops/ufuncs.hpp>
@@ -41,3 +42,5 @@ template <array_operand A, operand L>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// differences at the edges, with uniform spacings or coordinate arrays; each axis a few fused
 /// expressions written into views of the result. Builds on ops/differences.hpp (diff, views along an axis).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/detail/dependent_type.hpp>
 #include <ndcuda/ops/differences.hpp>
@@ -125,3 +126,5 @@ template <array_element T>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// read as a copy (gather), written by scatter, updated by a(idx) += v. Builds on
 /// ops/detail/index_arguments.hpp, ops/detail/indexing_entry.hpp (plans, kernels) and ops/functions.hpp (where).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/array/erased_array.hpp>
@@ -276,3 +277,5 @@ indexed<E> make_indexed(const ndarray<E>& source, const I&... index) {
 }  // namespace detail
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

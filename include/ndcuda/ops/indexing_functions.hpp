@@ -3,6 +3,7 @@
 /// compress, extract, nonzero, argwhere, flatnonzero, where(cond), and their nd::size(k) forms.
 /// Builds on ops/indexing.hpp (the proxy, plans and kernels).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/core/detail/dependent_type.hpp>
@@ -287,3 +288,5 @@ template <array_expression X, class I>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// NumPy's joining and splitting: concatenate, stack, hstack/vstack/dstack, column_stack, split,
 /// array_split, hsplit/vsplit/dsplit. Builds on ops/detail/arrange_kernels.hpp (copies) and views.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <initializer_list>
 #include <ndcuda/array/creation.hpp>
@@ -285,3 +286,5 @@ auto split(const X& x, const std::vector<index_t>& indices, index_t axis = 0) {
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

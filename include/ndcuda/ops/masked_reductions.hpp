@@ -3,6 +3,7 @@
 /// moments (mean, var, std and their nan forms) as counted sums. Builds on the engine
 /// (expr/evaluate.hpp), ops/reduction_call.hpp (the options) and ops/functions.hpp (where).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <limits>
 #include <ndcuda/array/creation.hpp>
@@ -234,3 +235,5 @@ auto masked_reduce(const X& x, const std::optional<std::vector<int>>& axes, cons
 }
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

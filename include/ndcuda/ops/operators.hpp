@@ -3,6 +3,7 @@
 /// compound assignment. Builds on the ufunc rows (ops/ufuncs.hpp, which also define the NumPy-named
 /// twins nd::add, nd::less, ...); each operator builds its row's lazy node.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/expr/expression.hpp>
 #include <ndcuda/ops/ufuncs.hpp>
@@ -161,3 +162,5 @@ NDCUDA_COMPOUND(>>=, right_shift, "right_shift")
 #undef NDCUDA_COMPOUND
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// method, axes and keepdims. Sorts the reduced axes as rows (ops/sorting.hpp), then one generated
 /// kernel reads every quantile of every row (ops/detail/quantile_rows.hpp, src/ops/quantile.cpp).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/array/creation.hpp>
@@ -207,3 +208,5 @@ template <array_operand X, quantile_option... O>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// meshgrid and indices, each one pass of the gather kernel (ops/detail/arrange_kernels.hpp).
 /// The view-returning ones (flip, rot90, moveaxis, diagonal, ...) are in ops/rearranging_views.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstring>
@@ -311,3 +312,5 @@ auto repeat(const X& x, const std::vector<index_t>& counts, std::optional<index_
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -3,6 +3,7 @@
 /// diag of 2-d, atleast_1d/2d/3d, broadcast_arrays) and trace. Builds on ops/joining.hpp (view_of)
 /// and ops/detail/arrange_plan.hpp (layouts).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/ops/detail/arrange_plan.hpp>
 #include <ndcuda/ops/joining.hpp>
@@ -186,3 +187,5 @@ auto diag(const X& x, index_t k = 0) {
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

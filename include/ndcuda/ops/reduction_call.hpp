@@ -3,6 +3,7 @@
 /// where=/initial= (ops/reduction_options.hpp) and a stream, in any order, and their parsing into
 /// one reduce_options. Builds on ops/reduction_options.hpp and core/shape.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <concepts>
 #include <initializer_list>
@@ -97,3 +98,5 @@ inline std::optional<std::vector<int>> one_axis(std::optional<int> axis) {
 
 }  // namespace detail
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

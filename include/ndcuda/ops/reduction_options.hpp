@@ -2,6 +2,7 @@
 /// NumPy's where= and initial= for reductions, as typed options: nd::sum(x, 1, nd::where_mask(m),
 /// nd::initial(5)). Builds on array/ndarray.hpp and expr/expression.hpp (array operands).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/ndarray.hpp>
 #include <ndcuda/expr/expression.hpp>
@@ -44,3 +45,5 @@ struct initial {
 };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

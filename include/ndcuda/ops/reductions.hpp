@@ -4,6 +4,7 @@
 /// result stays on the device. Builds on the engine (expr/evaluate.hpp: lazy reduction nodes and the
 /// planner), ops/reduction_call.hpp (axes and options) and ops/masked_reductions.hpp (where=, initial=).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <initializer_list>
@@ -201,3 +202,5 @@ auto all_t::operator()(const X& x, std::initializer_list<int> ax, const A&... a)
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

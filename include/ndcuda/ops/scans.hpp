@@ -2,6 +2,7 @@
 /// NumPy's cumsum and cumprod on arrays and expressions, flattened or along one axis.
 /// Builds on ops/detail/device_algorithms.hpp (CUB scans, compiled into the library) and ops/sorting.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/core/detail/nvtx.hpp>
@@ -198,3 +199,5 @@ requires detail::scan_result_choice<R>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

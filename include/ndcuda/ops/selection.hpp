@@ -3,6 +3,7 @@
 /// elements, sorted, with their indices). Builds on ops/sorting.hpp, ops/functions.hpp (where) and
 /// the topk kernels of ops/detail/selection_kernels.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <limits>
@@ -380,3 +381,5 @@ template <array_operand A, class V, array_element I>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

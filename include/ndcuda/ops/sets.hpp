@@ -2,6 +2,7 @@
 /// NumPy's lexsort, isin and set functions (intersect1d, union1d, setdiff1d, setxor1d), NumPy 2's
 /// algorithms written over sort, argsort, unique, searchsorted, take and masks (ops/sorting.hpp).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <initializer_list>
@@ -228,3 +229,5 @@ requires(array_expression<X> || array_expression<Y>)
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// NumPy's sort, argsort, unique and searchsorted on arrays and expressions, NaN ordered last.
 /// Builds on ops/detail/device_algorithms.hpp (CUB/Thrust, compiled into the library) and expr/evaluate.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <memory>
@@ -169,3 +170,5 @@ template <array_operand A, array_operand V>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

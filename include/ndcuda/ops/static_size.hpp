@@ -2,6 +2,7 @@
 /// nd::size(k): a static result size for operations whose size is otherwise known only on the
 /// device (nonzero, mask extraction, unique), so they need no host wait and can be captured.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/shape.hpp>
 
@@ -19,3 +20,5 @@ struct static_size {
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// NumPy's nanargmin/nanargmax, nancumsum/nancumprod, ptp and average: compositions of the fused
 /// reductions, scans and expressions. Builds on ops/{reductions,scans,functions}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/core/error.hpp>
@@ -198,3 +199,5 @@ template <array_element T>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 /// NumPy's `mode` of np.take: what an out-of-range index does. Builds on nothing; used by
 /// ops/indexing_functions.hpp and the compiled gather behind it.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 
@@ -13,3 +14,5 @@ namespace ndcuda {
 enum class take_mode : std::uint8_t { raise, wrap, clip };
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 /// and the NumPy-named function (nd::sqrt) that builds its lazy node. Builds on expr/expression.hpp
 /// and the operation protocol (expr/operation.hpp); the device side is kernels/ufuncs*.cuh.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/expr/expression.hpp>
@@ -332,3 +333,5 @@ template <array_operand A>
 }
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

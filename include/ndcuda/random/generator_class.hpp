@@ -5,6 +5,7 @@
 /// members are only declared here: random/shuffling.hpp defines them, and users include
 /// <ndcuda/random/generator.hpp>, which brings both. Builds on random/detail/{draw,specs}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <array>
@@ -393,3 +394,5 @@ class generator {
 }
 
 }  // namespace ndcuda::random
+
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 /// Builds on the class in random/generator_class.hpp and on
 /// ops/{sorting,scans,reductions,functions}.hpp; <ndcuda/random/generator.hpp> includes this file.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cmath>
 #include <cstdint>
@@ -104,3 +105,5 @@ ndarray<T> generator::choice(const ndarray<T>& a, const size_arg& size_given, bo
 }
 
 }  // namespace ndcuda::random
+
+#pragma GCC visibility pop

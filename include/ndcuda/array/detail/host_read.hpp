@@ -2,6 +2,7 @@
 /// The host buffers ndarray::to_host() and to_host_vector() read into: large ones get their pages
 /// made resident in parallel first. Builds on memory/host_vector.hpp and memory/transfer.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <ndcuda/core/checked_size.hpp>
@@ -55,3 +56,5 @@ template <class T>
 }
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // nd::indexed<E> proxy of ops/indexing.hpp) and a(mask, nd::size(k), fill), with the declarations
 // ops/ defines. Builds on array/view_math.hpp (index_item) and core/dtype.hpp (array_element).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <ndcuda/array/view_math.hpp>
@@ -58,3 +59,5 @@ const ndarray<E> make_sized_read(const ndarray<E>& source, const I&... index);  
 }  // namespace detail
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // The few kernels arrays are built with: strided copy/cast, fill with a pattern, index-generated
 // sequences. Builds on jit/ (elementwise and raw kernels over kernels/array.cuh); src/array/kernels.cpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -46,3 +47,5 @@ void sequence_block_i64(dtype type, void* out, index_t first, index_t n, std::in
 void compile_array_kernels(compute_capability cc, dtype via = dtype::float64);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -7,6 +7,7 @@
 // evaluates it (or shares an array's buffer).
 // Builds on core/dtype.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <initializer_list>
 #include <ndcuda/core/dtype.hpp>
@@ -57,3 +58,5 @@ std::vector<ndarray<E>> values_of(std::initializer_list<list_entry<E>> entries) 
 
 }  // namespace detail
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

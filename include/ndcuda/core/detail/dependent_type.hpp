@@ -5,6 +5,7 @@
 // template is defined. With the locals' type dependent, that work happens only where the
 // template is used (tools/header-cost.sh measures it).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 namespace ndcuda::detail {
 
@@ -18,3 +19,5 @@ template <class T, class... Us>
 using dependent_t = typename dependent_type_of<T, Us...>::type;
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

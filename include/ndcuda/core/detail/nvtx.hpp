@@ -1,6 +1,7 @@
 // NVTX ranges in the "ndcuda" domain, one per public op, named as the user wrote the call
 // ("nd::sum"): the one helper every layer uses. Declarations only: NVTX3's macros stay in src/.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <algorithm>
 #include <atomic>
@@ -75,3 +76,5 @@ class op_range : nvtx_scope {
 };
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

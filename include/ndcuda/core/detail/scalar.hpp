@@ -1,6 +1,7 @@
 // Weak C++ scalars converted to an array's element type, as NumPy 2 converts Python scalars: an
 // integer that does not fit an integer dtype throws. Builds on core/{dtype,promotion,error}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/error.hpp>
@@ -47,3 +48,5 @@ T scalar_as(const S& v) {
 }
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // the checks before a host wait or a cross-stream dependency. Builds on device/stream.hpp;
 // implemented in src/device/{capture_retention,capture_scope,capture}.cpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <functional>
 #include <memory>
@@ -72,3 +73,5 @@ class relaxed_capture_mode {
 };
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

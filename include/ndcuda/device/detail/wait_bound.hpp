@@ -3,6 +3,7 @@
 // wait on them ends with an error, instead of hanging, when a peer died or skipped a collective.
 // Builds on device/stream.hpp; the stream side is in src/device/stream.cpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <chrono>
 #include <memory>
@@ -39,3 +40,5 @@ void set_wait_bound(const stream& s, std::shared_ptr<const wait_bound> bound);
 void bounded_synchronize(const stream& s, const char* what);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

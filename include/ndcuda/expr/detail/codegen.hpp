@@ -1,6 +1,7 @@
 // Kernel-body generation and launch for fused expressions: the non-template half of evaluation.
 // Builds on expr/operation.hpp and jit/elementwise_kernel.hpp (the engine that compiles and runs it).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
 #include <ndcuda/core/dtype.hpp>
@@ -81,3 +82,5 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
 void compile_expression(const jit::detail::elementwise_state& state, compute_capability cc);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 // tree type) is found with one load and a compare, no lock and no string built. Builds on the
 // standard library only.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <atomic>
 #include <memory>
@@ -52,3 +53,5 @@ class kernel_cache {
 };
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // The non-template half of reductions: axis checking and result shapes, the engine state for one
 // (fused map, reducer) pair, and the launch. Builds on ops/{codegen,reduction_types}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
 #include <ndcuda/core/dtype.hpp>
@@ -68,3 +69,5 @@ void compile_reduction(const reduction_state& state, compute_capability cc, std:
                                                const std::vector<bool>& reduced, std::span<const strides_t> in_strides);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // kernels/reducers.cuh, its empty-input rule and NumPy 2's dtype rules. Builds on core/dtype.hpp and
 // expr/operation.hpp (compute_type).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstddef>
@@ -237,3 +238,5 @@ constexpr bool reduce_accepts(reduce_kind k, dtype t) noexcept {
 }
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // The compiled entry points of nd::fft (src/fft, in the ndcuda::linalg library), on type-erased
 // arrays. Builds on array/erased_array.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <ndcuda/array/erased_array.hpp>
@@ -40,3 +41,5 @@ void set_plan_cache_size(std::size_t plans);
 void clear_plan_cache();
 
 }  // namespace ndcuda::fft
+
+#pragma GCC visibility pop

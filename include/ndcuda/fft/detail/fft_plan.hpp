@@ -1,6 +1,7 @@
 // Planning of nd::fft calls without a device: NumPy's n / s / axes / norm rules, checked with
 // NumPy's messages. Builds on core/shape.hpp; implemented in src/fft/fft_plan.cpp, tested on the CPU.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/shape.hpp>
 #include <optional>
@@ -39,3 +40,5 @@ struct axes_plan {
                                   bool half_last, const char* what);
 
 }  // namespace ndcuda::fft::detail
+
+#pragma GCC visibility pop

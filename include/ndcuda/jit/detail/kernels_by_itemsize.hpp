@@ -1,6 +1,7 @@
 // Raw kernels of one library source by element or key width: one per size of a template that only
 // moves bytes (fill, the pad/roll/tile gather), and families instantiated by name on first use.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstddef>
@@ -81,3 +82,5 @@ class kernels_by_itemsize {
 };
 
 }  // namespace ndcuda::jit::detail
+
+#pragma GCC visibility pop

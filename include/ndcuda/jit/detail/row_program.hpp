@@ -3,6 +3,7 @@
 // (expr/row_fusion.hpp); src/jit/row_program_source.cpp spells it and src/jit/row_program_launch.cpp
 // compiles and launches it. Builds on core/dtype.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
 #include <ndcuda/core/dtype.hpp>
@@ -42,3 +43,5 @@ struct row_program {
 };
 
 }  // namespace ndcuda::jit::detail
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // right-aligned), the output labels (explicit after "->" or NumPy's implicit rule), checked with
 // NumPy-style messages. Builds on core/shape.hpp; implemented in src/linalg/einsum_plan.cpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/shape.hpp>
 #include <span>
@@ -29,3 +30,5 @@ inline constexpr int einsum_ellipsis_label = 52;
 [[nodiscard]] std::string einsum_label_name(int label);
 
 }  // namespace ndcuda::linalg::detail
+
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // The compiled entry points of ndcuda::linalg (src/linalg), on type-erased arrays: the public
 // templates in linalg/ convert, call one of these, and restore the element type.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/array/erased_array.hpp>
@@ -71,3 +72,5 @@ struct handle_bits {
 [[nodiscard]] handle_bits created_handles() noexcept;
 
 }  // namespace ndcuda::linalg::detail
+
+#pragma GCC visibility pop

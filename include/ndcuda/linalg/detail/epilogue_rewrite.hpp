@@ -4,6 +4,7 @@
 // customisation point (expr/rewrite_pass.hpp). Builds on linalg/detail/matmul_node.hpp (the node and
 // linalg::activation); <ndcuda/linalg/matmul_expr.hpp> includes this file before nd::matmul.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cmath>
 #include <ndcuda/core/detail/nvtx.hpp>
@@ -199,3 +200,5 @@ struct lazy_rewrite<X> {
 };
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -5,6 +5,7 @@
 /// this file, and <ndcuda/linalg/matmul_expr.hpp> includes both before it defines nd::matmul. Builds
 /// on expr/evaluate.hpp (opaque_node, is_expr) and linalg/detail/{entry_points,matmul_plan}.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/detail/nvtx.hpp>
 #include <ndcuda/expr/evaluate.hpp>
@@ -130,3 +131,5 @@ inline constexpr bool has_lazy_v<matmul_expr<R>> = true;
 }  // namespace detail
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // removal, batch broadcasting) and how one operand's strides map onto a strided-batched GEMM.
 // Builds on core/shape.hpp; implemented in src/linalg/matmul_plan.cpp, tested on the CPU.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/shape.hpp>
 #include <span>
@@ -44,3 +45,5 @@ struct gemm_layout {
                                             std::span<const index_t> strides);
 
 }  // namespace ndcuda::linalg::detail
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // dtype a product or a solver computes in, axes normalised with NumPy's messages.
 // Builds on expr/evaluate.hpp and linalg/detail/erased.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/core/promotion.hpp>
@@ -64,3 +65,5 @@ template <class E>
 using real_t = type_of<real_dtype(dtype_of<E>)>;
 
 }  // namespace ndcuda::linalg::detail
+
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // The owning device buffer every array, workspace and temporary is made of: memory from the
 // device's default resource (graph memory while capturing). Builds on memory/default_resource.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <memory>
@@ -16,3 +17,5 @@ namespace ndcuda::detail {
 [[nodiscard]] std::shared_ptr<const void> allocate_buffer(std::size_t bytes, const stream& s, void** data);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // one gather kernel with a per-axis index map, and concatenation by copies. Builds on
 // array/erased_array.hpp and ops/detail/arrange_plan.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstddef>
@@ -47,3 +48,5 @@ void repeat_table_device(const std::int64_t* ends, index_t n, std::int64_t* tabl
 void compile_arrange_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

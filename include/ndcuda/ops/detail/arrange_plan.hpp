@@ -1,6 +1,7 @@
 // The host half of joining, splitting and rearranging: result shapes, view layouts, pad/roll/tile/
 // repeat index maps and NumPy's error texts. Builds on array/view_math.hpp; no device needed.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstdint>
@@ -143,3 +144,5 @@ void check_repeat_total(double approximate_total);
 [[nodiscard]] shape_t remap_shape(std::span<const remap_axis> axes);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

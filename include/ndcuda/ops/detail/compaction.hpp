@@ -1,6 +1,7 @@
 // The compactions behind masks and nonzero (CUB, compiled in src/ops/select.cu), type-erased:
 // contiguous buffers, a stream. Builds on core/ and device/stream.hpp only, so nvcc compiles it lightly.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -20,3 +21,5 @@ void select_items(std::size_t itemsize, const void* items, const bool* mask, ind
                   index_t limit, const stream& s);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

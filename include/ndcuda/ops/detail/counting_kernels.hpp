@@ -1,6 +1,7 @@
 // The type-erased device halves of counting, binning, top-k and unique (src/ops/counting.cpp,
 // topk.cpp, unique_all.cpp): NVRTC raw kernels on contiguous buffers. Builds on core/ and device/.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -62,3 +63,5 @@ void unique_sized_into(const leaf_ref& x, index_t k, void* values, const stream&
 void compile_unique_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

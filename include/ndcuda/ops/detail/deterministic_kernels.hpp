@@ -3,6 +3,7 @@
 // a fixed order, then their sums added in a fixed tree. src/ops/deterministic_sum.cpp, kernels
 // in kernels/deterministic_sum.cuh. Builds on core/ and device/.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
@@ -32,3 +33,5 @@ void deterministic_total(const double* partials, index_t count, double divisor, 
 void compile_deterministic_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // dtype or key width, contiguous buffers, a stream. Builds on core/ and device/stream.hpp only;
 // ops/scans.hpp and ops/sorting.hpp plan views, axes and dtypes on top of these.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -87,3 +88,5 @@ void search_keys(std::size_t key_bytes, const void* sorted, index_t m, const voi
                  bool right, const stream& s);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

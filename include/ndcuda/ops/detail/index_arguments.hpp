@@ -3,6 +3,7 @@
 // and the scalars written through an index. Builds on ops/detail/indexing_entry.hpp (index_arg),
 // array/creation.hpp (asarray) and expr/evaluate.hpp (eval).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/array/creation.hpp>
@@ -74,3 +75,5 @@ index_arg to_index_arg(const I& i, const stream& s) {
 }  // namespace detail
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // integer arrays and masks by their shapes) to the result shape and the gather's description.
 // Builds on array/view_math.hpp; pure host code, tested against NumPy in CI (no device needed).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/array/view_math.hpp>
@@ -60,3 +61,5 @@ struct index_plan {
 [[nodiscard]] strides_t index_array_strides(const index_plan& plan, const view_layout& layout);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

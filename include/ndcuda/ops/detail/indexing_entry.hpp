@@ -2,6 +2,7 @@
 // an index_plan, and the CUB compactions behind masks and nonzero. Builds on ops/detail/index_plan.hpp
 // and array/erased_array.hpp; ops/indexing.hpp and ops/indexing_functions.hpp sit on top.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
 #include <cstdint>
@@ -70,3 +71,5 @@ struct resolved_index {
 void compile_indexing_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // The type-erased half of quantile/percentile/median (src/ops/quantile.cpp): the axis plan and
 // the one generated kernel that reads every quantile of every sorted row. Builds on core/ and device/.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/core/dtype.hpp>
@@ -90,3 +91,5 @@ void compile_quantile_kernels(compute_capability cc);
 
 }  // namespace detail
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

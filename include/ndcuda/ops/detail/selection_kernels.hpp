@@ -1,6 +1,7 @@
 // The type-erased device half of topk (src/ops/topk.cpp): a radix select for one long row, a
 // segmented sort for many rows. Builds on expr/leaf_ref.hpp and device/.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <ndcuda/device/device.hpp>
@@ -19,3 +20,5 @@ void topk_into(const leaf_ref& x, index_t k, bool largest, void* values, std::in
 void compile_topk_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
+
+#pragma GCC visibility pop

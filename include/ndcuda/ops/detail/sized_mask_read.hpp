@@ -2,6 +2,7 @@
 // (padded with fill), read without a host wait. Builds on ops/detail/index_arguments.hpp,
 // ops/detail/indexing_entry.hpp (extract_rows) and ops/static_size.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/array/erased_array.hpp>
 #include <ndcuda/core/dtype.hpp>
@@ -56,3 +57,5 @@ const ndarray<E> make_sized_read(const ndarray<E>& source,
 }  // namespace detail
 
 }  // namespace ndcuda
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // element i is Philox at (key, the draw's device-side offset, i), and draw ops spell the
 // distribution calls of kernels/random.cuh. Builds on expr/evaluate.hpp (leaves, emitters).
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
 #include <memory>
@@ -118,3 +119,5 @@ struct spec_base {
 };
 
 }  // namespace ndcuda::random::detail
+
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // random}.cuh, built into the library for the host), so tests compare GPU values with it bit for
 // bit, and programs can reproduce a draw on the CPU. Builds on nothing but <cstdint>.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <array>
 #include <cstdint>
@@ -64,3 +65,5 @@ template <class T>
 [[nodiscard]] std::uint64_t blocks_for(const char* distribution, bool wide, std::uint64_t n);
 
 }  // namespace ndcuda::random::host
+
+#pragma GCC visibility pop

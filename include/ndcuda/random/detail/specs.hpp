@@ -1,6 +1,7 @@
 // The distribution calls a draw node spells (kernels/random.cuh's functions) and the Philox layout
 // (E elements sharing W words) each dtype's draw uses. Builds on random/detail/draw.hpp.
 #pragma once
+#pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/random/detail/draw.hpp>
@@ -95,3 +96,5 @@ struct binomial_spec : spec_base<binomial_name, D, dtype::float64, true> {
 };
 
 }  // namespace ndcuda::random::detail
+
+#pragma GCC visibility pop
