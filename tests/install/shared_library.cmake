@@ -1,14 +1,16 @@
 # cmake -P script: ndcuda built as shared libraries (BUILD_SHARED_LIBS=ON), installed, and the CMake
 # consumer (examples/cmake_consumer) built and run against them, as a user of a shared ndcuda would.
-#   -D NDCUDA_SOURCE -D WORK -D CXX_COMPILER -D CUDA_COMPILER -D CUDA_ROOT -D OBJDUMP -D VERSION
+#   -D NDCUDA_SOURCE -D WORK -D CXX_COMPILER -D CUDA_COMPILER -D CUDA_ROOT -D OBJDUMP -D NM -D VERSION
 #   -D BUILD_CONSUMER (build_consumer.cmake)
 # Checks: each installed library's SONAME is lib<name>.so.<major>.<minor> (minor-versioned while
 # the major is 0, as the package's SameMinorVersion: docs/design.md, "The installed package"); the
 # consumer's executable needs libndcuda.so.<major>.<minor>, so it linked the shared library and not
-# an archive; and it runs, printing its version line (without a GPU too).
+# an archive; it runs, printing its version line (without a GPU too); and, built with hidden
+# visibility (NDCUDA_HIDDEN_VISIBILITY, on for such a build), libndcuda.so exports no symbol of CUB,
+# Thrust or libcu++, whose instantiations by the sorts would otherwise meet a program's own.
 # The build leaves out what this check does not need (tests, examples, benchmarks, dist/, tier 0's
 # CUBINs), which keeps it to about 3 minutes on two cores.
-foreach(var NDCUDA_SOURCE WORK CXX_COMPILER CUDA_COMPILER OBJDUMP VERSION BUILD_CONSUMER)
+foreach(var NDCUDA_SOURCE WORK CXX_COMPILER CUDA_COMPILER OBJDUMP NM VERSION BUILD_CONSUMER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "shared_library.cmake needs -D ${var}=...")
   endif()
@@ -49,6 +51,20 @@ foreach(library ${libraries})
   endif()
   message(STATUS "${file_name}: SONAME ${CMAKE_MATCH_1}")
 endforeach()
+
+# What libndcuda.so exports: counted, and none of it CUB's, Thrust's or libcu++'s.
+file(GLOB core_library ${WORK}/prefix/lib*/libndcuda.so.${VERSION})
+run_step("nm -D libndcuda.so" ${NM} -D -C --defined-only ${core_library})
+string(REGEX MATCHALL "\n[0-9a-f]+ [A-Za-z] [^\n]*" exported "\n${step_output}")
+list(LENGTH exported exported_count)
+string(REGEX MATCHALL "[^\n]*(detail::)[^\n]*" in_detail "${step_output}")
+list(LENGTH in_detail detail_count)
+string(REGEX MATCHALL "[^\n]* (cub|thrust|cuda)::[^\n]*" foreign "${step_output}")
+if(foreign)
+  list(GET foreign 0 first_foreign)
+  message(FATAL_ERROR "libndcuda.so exports symbols of CUB, Thrust or libcu++, first:${first_foreign}")
+endif()
+message(STATUS "libndcuda.so exports ${exported_count} symbols, ${detail_count} of them naming detail::")
 
 run_step("the consumer" ${CMAKE_COMMAND} -D SOURCE_DIR=${NDCUDA_SOURCE}/examples/cmake_consumer
   -D BINARY_DIR=${WORK}/consumer -D PREFIX=${WORK}/prefix -D CXX_COMPILER=${CXX_COMPILER} -D CUDA_ROOT=${CUDA_ROOT}
