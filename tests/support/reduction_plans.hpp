@@ -6,6 +6,7 @@
 #include <ndcuda/core/shape.hpp>
 #include <vector>
 
+#include "expr/reduction_axes.hpp"
 #include "jit/reduction_plan.hpp"
 
 namespace ndcuda::testing {
@@ -17,15 +18,8 @@ inline jit::detail::reduction_plan dense_float_plan(const shape_t& shape, const 
   const std::vector<strides_t> in(inputs, c_strides(shape));
   const std::vector<std::uintptr_t> addresses(inputs, 256);
   const std::vector<std::size_t> itemsizes(inputs, sizeof(float));
-  strides_t out(shape.size(), 0);
-  index_t stride = 1;
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    if (!reduced[d]) {
-      out[d] = stride;
-      stride *= shape[d];
-    }
-  }
-  return jit::detail::plan_reduction(shape, reduced, out, in, addresses, itemsizes, false);
+  return jit::detail::plan_reduction(shape, reduced, detail::reduction_out_strides(shape, reduced), in, addresses,
+                                     itemsizes, false);
 }
 
 }  // namespace ndcuda::testing
