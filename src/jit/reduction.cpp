@@ -2,10 +2,10 @@
 // split over blockIdx.y), and the launch of both passes, or of tier 0 while they compile. The NumPy
 // side is src/expr/reduction*.cpp.
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <future>
-#include <map>
-#include <mutex>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/jit/launch.hpp>
 #include <system_error>
@@ -68,21 +68,27 @@ std::future<void> compile_in_background(const kernel_state& kernel, compute_capa
 }  // namespace
 
 index_t resident_blocks(int device) {
-  // Per device, once: SMs x threads an SM holds / reduce_block. Not the compiled kernel's
-  // occupancy, which tier 0 cannot know before the kernel exists: the split of the reduced
-  // elements, and so the order of a float sum, must not depend on which tier runs.
-  static std::mutex mutex;
-  static std::map<int, index_t> known;
-  std::lock_guard lock(mutex);
-  auto it = known.find(device);
-  if (it == known.end()) {
+  // SMs x threads an SM holds / reduce_block. Not the compiled kernel's occupancy, which tier 0
+  // cannot know before the kernel exists: the split of the reduced elements, and so the order of a
+  // float sum, must not depend on which tier runs. Asked once per device; every reduction call
+  // reads it, so without a lock (0: not asked yet; two first callers store the same value).
+  const auto ask = [device] {
     const ndcuda::device d(device);
     // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR and cudaDevAttrMaxThreadsPerMultiProcessor
     // are both 39.
     const index_t threads = d.attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-    it = known.emplace(device, std::max<index_t>(index_t{d.multiprocessor_count()} * threads / reduce_block, 1)).first;
+    return std::max<index_t>(index_t{d.multiprocessor_count()} * threads / reduce_block, 1);
+  };
+  static std::array<std::atomic<index_t>, 64> known{};
+  if (device < 0 || device >= static_cast<int>(known.size())) {
+    return ask();
   }
-  return it->second;
+  index_t blocks = known[static_cast<std::size_t>(device)].load(std::memory_order_relaxed);
+  if (blocks == 0) {
+    blocks = ask();
+    known[static_cast<std::size_t>(device)].store(blocks, std::memory_order_relaxed);
+  }
+  return blocks;
 }
 
 dim3 finish_grid(const reduction_launch& g) {
@@ -151,7 +157,7 @@ reduction_launch plan_reduction_launch(const reduction_state& state, int device,
   // A first call here. Tier 0, when it can: both passes compile in the background meanwhile.
   index_t buffer_bytes = 0;
   if (state.tier0 && tier0_fits(*state.tier0, g.plan, itemsize(state.signature.value), &buffer_bytes) &&
-      !g.first->kernel.ready_without_waiting(device)) {
+      tier0_reductions_run_on(device) && !g.first->kernel.ready_without_waiting(device)) {
     if (g.splits > 1) {
       (void)state.second_pass(g.plan).kernel.ready_without_waiting(device);
     }

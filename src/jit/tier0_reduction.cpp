@@ -96,6 +96,11 @@ bool tier0_fits(const tier0_reduction& tier0, const reduction_plan& plan, std::s
   return true;
 }
 
+bool tier0_reductions_run_on(int device_index) {
+  return tier0_program_for(tier0_reduction_images(), "tier0_reduction.cu", kernel_names(),
+                           device(device_index).capability().value()) != nullptr;
+}
+
 bool launch_tier0_reduction(const tier0_reduction& tier0, const reduction_launch& g, const stream& s, void* out,
                             void* partials, void* map_buffer, const void* const* inputs, const void* const* scalars,
                             double param) {

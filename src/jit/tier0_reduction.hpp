@@ -45,6 +45,10 @@ inline constexpr index_t tier0_map_buffer_limit = index_t{256} << 20;
 [[nodiscard]] bool tier0_fits(const tier0_reduction& tier0, const reduction_plan& plan, std::size_t value_bytes,
                               index_t* buffer_bytes);
 
+/// Whether the library carries fold images for `device`'s architecture (the interpreter's are built
+/// for the same ones): without, a reduction waits for its passes, as before tiers.
+[[nodiscard]] bool tier0_reductions_run_on(int device);
+
 /// Runs the planned launch on tier 0: the map into `map_buffer` (unless the fold reads the input),
 /// the fold, and the finish over `partials` when the plan splits. False, launching nothing, when
 /// no image fits the device.
