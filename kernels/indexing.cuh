@@ -251,35 +251,90 @@ __device__ __forceinline__ void atomic_combine<op_subtract, complex<double>>(com
 // dst, so the host can still refuse an out-of-range index (p.error) before add_partials folds the
 // copies in. A copy starts at -0.0, the identity of IEEE addition: an element no index names
 // stays bit for bit what it was (0.0 would turn -0.0 into 0.0).
+//
+// The block keeps `copies` (a power of two, at most 32) interleaved copies: element e's copy c is
+// bins[e * copies + c], and lane l adds into copy l % copies. A float atomicAdd on shared memory
+// is a compare-and-swap loop on every GPU so far, which retries whenever two lanes of a warp name
+// the same element; with a copy per lane they never do, and with 32 copies each lane keeps to its
+// own bank. Four elements' loads are issued before their adds, since an add's loop holds back the
+// loads that follow it.
 template <class T, int NDIM, int NIDX>
-__global__ void add_private(params p, const T* values, long long lo, long long span, T* partials) {
+__global__ void add_private(params p, const T* values, long long lo, long long span, int copies, T* partials) {
   extern __shared__ double ndcuda_private_bins[];
   T* bins = reinterpret_cast<T*>(ndcuda_private_bins);
-  for (long long b = threadIdx.x; b < span; b += blockDim.x) {
+  const long long cells = span * copies;
+  for (long long b = threadIdx.x; b < cells; b += blockDim.x) {
     bins[b] = T(-0.0);
   }
   __syncthreads();
-  for (long long r = blockIdx.x * 1ll * blockDim.x + threadIdx.x; r < p.n; r += 1ll * gridDim.x * blockDim.x) {
+  const int copy = static_cast<int>(threadIdx.x) & (copies - 1);
+  const long long stride = 1ll * gridDim.x * blockDim.x;
+  long long r = blockIdx.x * 1ll * blockDim.x + threadIdx.x;
+  constexpr int batch = 4;
+  for (; r + (batch - 1) * stride < p.n; r += batch * stride) {
+    long long off[batch];
+    T v[batch];
+#pragma unroll
+    for (int u = 0; u < batch; ++u) {
+      off[u] = source_offset<NDIM, NIDX>(p, r + u * stride);
+      v[u] = values[r + u * stride];
+    }
+#pragma unroll
+    for (int u = 0; u < batch; ++u) {
+      if (off[u] >= 0) {
+        atomic_combine<op_add>(bins + (off[u] - lo) * copies + copy, v[u]);
+      }
+    }
+  }
+  for (; r < p.n; r += stride) {
     const long long off = source_offset<NDIM, NIDX>(p, r);
     if (off >= 0) {
-      atomic_combine<op_add>(bins + (off - lo), values[r]);
+      atomic_combine<op_add>(bins + (off - lo) * copies + copy, values[r]);
     }
   }
   __syncthreads();
+  // Thread b starts at copy b % copies, so that a warp's reads fall in different banks.
   for (long long b = threadIdx.x; b < span; b += blockDim.x) {
-    partials[blockIdx.x * span + b] = bins[b];
+    const T* element = bins + b * copies;
+    T sum = element[b & (copies - 1)];
+    for (int c = 1; c < copies; ++c) {
+      sum += element[(b + c) & (copies - 1)];
+    }
+    partials[blockIdx.x * span + b] = sum;
   }
 }
 
-// dst[b] += the sum of every block's partials[k * span + b] (one thread per element, in block order).
+// dst[b] += the sum over k of partials[k * span + b], the copies of add_private's blocks. A block
+// of 32 warps folds 32 consecutive elements: warp w sums rows w, w + 32, ... (each read one
+// coalesced segment of a row), and the warps' sums meet in shared memory. One thread per element
+// summing a thousand rows in a chain was latency-bound: it took longer than add_private itself.
+// The sums start at -0.0, so an element no block touched leaves dst's bits as they were.
 template <class T>
 __global__ void add_partials(const T* partials, int blocks, long long span, T* dst) {
-  for (long long b = blockIdx.x * 1ll * blockDim.x + threadIdx.x; b < span; b += 1ll * gridDim.x * blockDim.x) {
-    T sum = partials[b];
-    for (int k = 1; k < blocks; ++k) {
-      sum += partials[k * span + b];
+  constexpr int lanes = 32;
+  __shared__ __align__(16) unsigned char storage[lanes * (lanes + 1) * sizeof(T)];  // +1: no bank conflicts
+  T* sums = reinterpret_cast<T*>(storage);
+  const int lane = static_cast<int>(threadIdx.x) % lanes;
+  const int warp = static_cast<int>(threadIdx.x) / lanes;
+  const int warps = static_cast<int>(blockDim.x) / lanes;
+  for (long long first = blockIdx.x * 1ll * lanes; first < span; first += 1ll * gridDim.x * lanes) {
+    const long long b = first + lane;
+    T sum = T(-0.0);
+    if (b < span) {
+      for (int k = warp; k < blocks; k += warps) {
+        sum += partials[k * span + b];
+      }
     }
-    dst[b] += sum;
+    sums[warp * (lanes + 1) + lane] = sum;
+    __syncthreads();
+    if (warp == 0 && b < span) {
+      T total = sums[lane];
+      for (int w = 1; w < warps; ++w) {
+        total += sums[w * (lanes + 1) + lane];
+      }
+      dst[b] += total;
+    }
+    __syncthreads();
   }
 }
 

@@ -38,17 +38,18 @@ std::vector<double> doubles(const std::vector<T>& v) {
   return {v.begin(), v.end()};
 }
 
-// add_at(a, idx, v) with a of `bins` elements and `count` values (repeats everywhere).
-template <class T>
+// add_at(a, idx, v) with a of `bins` elements and `count` values (repeats everywhere), indices of
+// type I.
+template <class T, class I = std::int64_t>
 void check_one_dtype(std::int64_t bins, std::size_t count) {
   const bool is_float = std::is_floating_point_v<T>;
   const std::vector<T> start = is_float ? nd::testing::uniform_values<T>(static_cast<std::size_t>(bins), -4.0, 4.0)
                                         : nd::testing::uniform_integers<T>(static_cast<std::size_t>(bins), 0, 50);
   const std::vector<T> values =
       is_float ? nd::testing::uniform_values<T>(count, -1.0, 1.0) : nd::testing::uniform_integers<T>(count, 0, 9);
-  const std::vector<std::int64_t> idx = nd::testing::uniform_integers<std::int64_t>(count, -bins, bins - 1);
+  const std::vector<I> idx = nd::testing::uniform_integers<I>(count, static_cast<I>(-bins), static_cast<I>(bins - 1));
   auto a = nd::asarray<T>(start);
-  nd::add_at(a, nd::asarray<std::int64_t>(idx), nd::asarray<T>(values));
+  nd::add_at(a, nd::asarray<I>(idx), nd::asarray<T>(values));
   std::vector<double> want = doubles(start);
   std::vector<double> magnitude(want.size());
   for (std::size_t q = 0; q < want.size(); ++q) {
@@ -77,6 +78,14 @@ TEST(AddAtSmallTarget, EveryDtypeWithAHardwareAtomicAddMatchesTheHostSums) {
   check_one_dtype<std::int64_t>(7, 5000);
   check_one_dtype<std::uint32_t>(4096, 1 << 17);
   check_one_dtype<std::uint64_t>(64, 3000);
+}
+
+// The benchmark's case: int32 indices into 256 float32 bins (32 interleaved copies per block), with
+// a count that leaves a tail after the batches of four.
+TEST(AddAtSmallTarget, Int32IndicesIntoFloatBinsWithARaggedTail) {
+  NDCUDA_REQUIRE_GPU();
+  check_one_dtype<float, std::int32_t>(256, (1 << 20) + 7);
+  check_one_dtype<double, std::int32_t>(2048, (1 << 16) + 3);
 }
 
 // k-means' update: centres (k, d) += the points of each label, one index row per point.
