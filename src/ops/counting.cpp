@@ -15,6 +15,9 @@ namespace {
 // leaves room for several blocks per SM.
 constexpr index_t shared_count_bins = 8192;
 constexpr index_t shared_sum_bins = 4096;
+// histogram's fused count keeps the edges (8 bytes each) and the counters (4) in shared memory up
+// to 2049 edges: 24 KiB.
+constexpr index_t shared_edge_count = 2049;
 
 constexpr const char* counting_source = R"(
 // One block's counts in shared memory (when `use_shared`), flushed once to the global counters:
@@ -58,52 +61,88 @@ __global__ void nd_bincount(const T* x, unsigned long long n, unsigned long long
   }
 }
 
-template <class T>
-__global__ void nd_bincount_weighted(const T* x, unsigned long long n, const double* w, double* sums,
-                                     long long nbins, int use_shared) {
+// Sums in shared memory when `copies` > 0: `copies` (a power of two) interleaved copies of the bins,
+// sums[b * copies + c], lane l adding into copy l % copies. A double atomicAdd on shared memory is
+// a compare-and-swap loop, which retries whenever lanes of a warp name the same bin; separate copies
+// make that rare (kernels/indexing.cuh's add_private does the same for add_at).
+template <class T, class W>
+__global__ void nd_bincount_weighted(const T* x, unsigned long long n, const W* w, double* sums,
+                                     long long nbins, int copies) {
   extern __shared__ double shared_sums[];
-  if (use_shared) {
-    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) shared_sums[b] = 0.0;
-    __syncthreads();
-  }
+  const long long cells = nbins * copies;
+  for (long long b = threadIdx.x; b < cells; b += blockDim.x) shared_sums[b] = 0.0;
+  if (copies > 0) __syncthreads();
+  const int copy = copies > 0 ? (int)(threadIdx.x & (copies - 1)) : 0;
   for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n;
        i += 1ull * gridDim.x * blockDim.x) {
     const long long v = (long long)x[i];
     if (v >= 0 && v < nbins) {
-      if (use_shared) atomicAdd(&shared_sums[v], w[i]);
-      else atomicAdd(&sums[v], w[i]);
+      if (copies > 0) atomicAdd(&shared_sums[v * copies + copy], (double)w[i]);
+      else atomicAdd(&sums[v], (double)w[i]);
     }
   }
-  if (use_shared) {
+  if (copies > 0) {
     __syncthreads();
     for (long long b = threadIdx.x; b < nbins; b += blockDim.x) {
-      const double c = shared_sums[b];
+      double c = 0.0;
+      for (int k = 0; k < copies; ++k) c += shared_sums[b * copies + ((b + k) & (copies - 1))];
       if (c != 0.0) atomicAdd(&sums[b], c);
     }
   }
 }
 
-// The bin of each element: the last edge <= x (a binary search), the last bin closed.
+// The bin of v among nedges ascending edges: the last edge <= v (a binary search), the last bin
+// closed; -1 outside the edges and for NaN.
+__device__ __forceinline__ long long bin_of(double v, const double* edges, long long nedges) {
+  if (!(v >= edges[0] && v <= edges[nedges - 1])) return -1;  // NaN too
+  long long lo = 0, hi = nedges;
+  while (lo < hi) {
+    const long long mid = (lo + hi) / 2;
+    if (edges[mid] <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  const long long b = lo - 1;
+  return b > nedges - 2 ? nedges - 2 : b;
+}
+
 template <class T>
 __global__ void nd_bin_index(const T* x, unsigned long long n, const double* edges, long long nedges,
                              long long* out) {
-  const double first = edges[0];
-  const double last = edges[nedges - 1];
   for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n;
        i += 1ull * gridDim.x * blockDim.x) {
-    const double v = (double)x[i];
-    long long b = -1;
-    if (v >= first && v <= last) {  // false for NaN
-      long long lo = 0, hi = nedges;
-      while (lo < hi) {
-        const long long mid = (lo + hi) / 2;
-        if (edges[mid] <= v) lo = mid + 1;
-        else hi = mid;
-      }
-      b = lo - 1;
-      if (b > nedges - 2) b = nedges - 2;
+    out[i] = bin_of((double)x[i], edges, nedges);
+  }
+}
+
+// np.histogram's counts in one pass: each element's bin as nd_bin_index finds it, counted as
+// nd_bincount counts (with `use_shared`, the edges and a block's counters in shared memory, the
+// counters flushed once per block). No per-element bin array is written and read back.
+template <class T>
+__global__ void nd_bin_count(const T* x, unsigned long long n, const double* edges, long long nedges,
+                             unsigned long long* counts, int use_shared) {
+  extern __shared__ double shared_edges[];
+  unsigned int* shared_counts = reinterpret_cast<unsigned int*>(shared_edges + (use_shared ? nedges : 0));
+  const long long nbins = nedges - 1;
+  if (use_shared) {
+    for (long long e = threadIdx.x; e < nedges; e += blockDim.x) shared_edges[e] = edges[e];
+    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) shared_counts[b] = 0;
+    __syncthreads();
+    edges = shared_edges;
+  }
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n;
+       i += 1ull * gridDim.x * blockDim.x) {
+    const long long b = bin_of((double)x[i], edges, nedges);
+    if (b >= 0) {
+      if (use_shared) atomicAdd(&shared_counts[b], 1u);
+      else atomicAdd(&counts[b], 1ull);
     }
-    out[i] = b;
+  }
+  if (use_shared) {
+    __syncthreads();
+    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) {
+      const unsigned int c = shared_counts[b];
+      if (c != 0) atomicAdd(&counts[b], (unsigned long long)c);
+    }
   }
 }
 
@@ -178,7 +217,7 @@ const char* unit_type(std::size_t unit) {
 
 }  // namespace
 
-void bincount_into(dtype idx_type, const void* idx, index_t n, const double* weights, index_t nbins,
+void bincount_into(dtype idx_type, const void* idx, index_t n, dtype weight_type, const void* weights, index_t nbins,
                    std::int64_t* counts, double* sums, const stream& s) {
   if (n == 0 || nbins == 0) {
     return;
@@ -191,10 +230,18 @@ void bincount_into(dtype idx_type, const void* idx, index_t n, const double* wei
     const raw_kernel& k = kernel(instance("nd_bincount", idx_type));
     k.launch(k.occupancy_config(static_cast<std::size_t>(n), s, shared), s, idx, un, counts, bins, use_shared);
   } else {
-    const int use_shared = nbins <= shared_sum_bins ? 1 : 0;
-    const std::size_t shared = use_shared ? static_cast<std::size_t>(nbins) * sizeof(double) : 0;
-    const raw_kernel& k = kernel(instance("nd_bincount_weighted", idx_type));
-    k.launch(k.occupancy_config(static_cast<std::size_t>(n), s, shared), s, idx, un, weights, sums, bins, use_shared);
+    int copies = nbins <= shared_sum_bins ? 1 : 0;
+    while (copies > 0 && copies < 32 && nbins * copies * 2 <= shared_sum_bins) {
+      copies *= 2;
+    }
+    const auto shared = static_cast<std::size_t>(nbins * copies) * sizeof(double);
+    if (weight_type != dtype::float32 && weight_type != dtype::float64) {
+      throw type_error(std::string("bincount: the weights must be float32 or float64 here, got ") +
+                       std::string(name(weight_type)));
+    }
+    const raw_kernel& k =
+        kernel("nd_bincount_weighted<" + std::string(c_type(idx_type)) + ", " + std::string(c_type(weight_type)) + ">");
+    k.launch(k.occupancy_config(static_cast<std::size_t>(n), s, shared), s, idx, un, weights, sums, bins, copies);
   }
 }
 
@@ -209,6 +256,23 @@ void bin_index_into(dtype x_type, const void* x, index_t n, const double* edges,
   const raw_kernel& k = kernel(instance("nd_bin_index", x_type));
   k.launch(k.occupancy_config(static_cast<std::size_t>(n), s), s, x, static_cast<unsigned long long>(n), edges,
            static_cast<long long>(nedges), out);
+}
+
+void bin_count_into(dtype x_type, const void* x, index_t n, const double* edges, index_t nedges, std::int64_t* counts,
+                    const stream& s) {
+  if (nedges < 2) {
+    throw shape_error("histogram: the bin edges must have at least 2 elements, got " + std::to_string(nedges));
+  }
+  if (n == 0) {
+    return;
+  }
+  const int use_shared = nedges <= shared_edge_count ? 1 : 0;
+  const std::size_t shared = use_shared ? static_cast<std::size_t>(nedges) * sizeof(double) +
+                                              static_cast<std::size_t>(nedges - 1) * sizeof(unsigned)
+                                        : 0;
+  const raw_kernel& k = kernel(instance("nd_bin_count", x_type));
+  k.launch(k.occupancy_config(static_cast<std::size_t>(n), s, shared), s, x, static_cast<unsigned long long>(n), edges,
+           static_cast<long long>(nedges), counts, use_shared);
 }
 
 void linspace_edges(double* out, double lo, double hi, index_t n, const stream& s) {
@@ -236,10 +300,13 @@ void compile_counting_kernels(compute_capability cc) {
   for (dtype t : {dtype::bool_, dtype::int8, dtype::int16, dtype::int32, dtype::int64, dtype::uint8, dtype::uint16,
                   dtype::uint32, dtype::uint64}) {
     kernel(instance("nd_bincount", t)).compile(cc);
-    kernel(instance("nd_bincount_weighted", t)).compile(cc);
+    for (dtype w : {dtype::float32, dtype::float64}) {
+      kernel("nd_bincount_weighted<" + std::string(c_type(t)) + ", " + std::string(c_type(w)) + ">").compile(cc);
+    }
   }
   for (dtype t : {dtype::int32, dtype::int64, dtype::uint64, dtype::float32, dtype::float64}) {
     kernel(instance("nd_bin_index", t)).compile(cc);
+    kernel(instance("nd_bin_count", t)).compile(cc);
   }
   kernel("nd_linspace_edges").compile(cc);
   for (std::size_t unit : {1, 2, 4, 8}) {

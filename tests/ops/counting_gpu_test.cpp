@@ -116,6 +116,25 @@ TEST(BincountGpu, WeightsSumAsFloat64AndOtherDtypesCount) {
   EXPECT_EQ(nd::bincount(b).to_host(), (std::vector<std::int64_t>{1, 3}));
 }
 
+// Weighted sums with 256 bins (16 interleaved copies per block in shared memory), 3000 bins (one
+// copy) and 5000 bins (global atomics), against host sums in double.
+TEST(BincountGpu, WeightedSumsMatchTheHostWithEveryNumberOfSharedCopies) {
+  NDCUDA_REQUIRE_GPU();
+  for (const std::int64_t bins : {256, 3000, 5000}) {
+    const auto h = nd::testing::uniform_values<std::int64_t>(200003, 0, static_cast<double>(bins - 1));
+    const std::vector<float> w = nd::testing::uniform_values<float>(h.size(), -1.0, 1.0);
+    const auto sums = nd::bincount(nd::asarray(h), nd::asarray(w), nd::size(bins)).to_host();
+    std::vector<double> want(static_cast<std::size_t>(bins), 0.0);
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      want[static_cast<std::size_t>(h[i])] += static_cast<double>(w[i]);
+    }
+    ASSERT_EQ(sums.size(), want.size()) << bins;
+    for (std::size_t b = 0; b < want.size(); ++b) {
+      EXPECT_NEAR(sums[b], want[b], 1e-9 * (1.0 + std::abs(want[b]))) << bins << " bins, bin " << b;
+    }
+  }
+}
+
 TEST(BincountGpu, StaticSizeIgnoresValuesOutsideAndNegativesAreRefusedEagerly) {
   NDCUDA_REQUIRE_GPU();
   const auto h = nd::testing::uniform_values<std::int32_t>(20000, -5, 60);
@@ -171,6 +190,31 @@ TEST(HistogramGpu, EqualBinsFollowNumPysEdgesAndClosedLastBin) {
       }
     }
     EXPECT_EQ(r.counts.to_host(), want) << "ranged " << ranged;
+  }
+}
+
+// The fused count (bin_count_into) with its edges and counters in shared memory (up to 2048 bins)
+// and past that, from global memory with global atomics, over float64 and int32 input, against
+// the host's binning of the same edges; values outside the range are left out.
+TEST(HistogramGpu, FusedCountsMatchTheHostWithSharedAndGlobalCounters) {
+  NDCUDA_REQUIRE_GPU();
+  const auto doubles = nd::testing::uniform_values<double>(300007, -1.2, 1.2);
+  const auto ints = nd::testing::uniform_values<std::int32_t>(300007, -1200, 1200);
+  for (const nd::index_t bins : {100, 2048, 2049, 5000}) {
+    const auto r = nd::histogram(nd::asarray(doubles), bins, nd::bin_range{-1.0, 1.0});
+    const auto ri = nd::histogram(nd::asarray(ints), bins, nd::bin_range{-1000.0, 1000.0});
+    for (const bool integers : {false, true}) {
+      const std::vector<double> edges = integers ? ri.edges.to_host() : r.edges.to_host();
+      std::vector<std::int64_t> want(static_cast<std::size_t>(bins), 0);
+      const std::size_t count = integers ? ints.size() : doubles.size();
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto b = host_bin(integers ? static_cast<double>(ints[i]) : doubles[i], edges);
+        if (b >= 0) {
+          ++want[static_cast<std::size_t>(b)];
+        }
+      }
+      EXPECT_EQ((integers ? ri : r).counts.to_host(), want) << bins << " bins, integers " << integers;
+    }
   }
 }
 

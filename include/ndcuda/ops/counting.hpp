@@ -35,7 +35,7 @@ template <array_operand X>
   const auto a = detail::counting_input(detail::as_array(x));
   const index_t nbins = detail::bincount_length(a, minlength);
   ndarray<std::int64_t> out = zeros<std::int64_t>({nbins}, a.stream());
-  detail::bincount_into(a.type(), a.data(), a.size(), nullptr, nbins, out.data(), nullptr, a.stream());
+  detail::bincount_into(a.type(), a.data(), a.size(), dtype::float64, nullptr, nbins, out.data(), nullptr, a.stream());
   return out;
 }
 
@@ -45,10 +45,10 @@ template <array_operand X, array_operand W>
 [[nodiscard]] ndarray<double> bincount(const X& x, const W& weights, index_t minlength = 0) {
   const ndcuda::detail::op_range<"nd::bincount"> nvtx;
   const auto a = detail::counting_input(detail::as_array(x));
-  const ndarray<double> w = detail::bincount_weights(a, detail::as_array(weights));
+  const auto w = detail::bincount_weights(a, detail::as_array(weights));
   const index_t nbins = detail::bincount_length(a, minlength);
   ndarray<double> out = zeros<double>({nbins}, a.stream());
-  detail::bincount_into(a.type(), a.data(), a.size(), w.data(), nbins, nullptr, out.data(), a.stream());
+  detail::bincount_into(a.type(), a.data(), a.size(), w.type(), w.data(), nbins, nullptr, out.data(), a.stream());
   return out;
 }
 
@@ -61,7 +61,8 @@ template <array_operand X>
   const auto a = detail::counting_input(detail::as_array(x));
   detail::check_static_length(k, "bincount");
   ndarray<std::int64_t> out = zeros<std::int64_t>({k.value}, a.stream());
-  detail::bincount_into(a.type(), a.data(), a.size(), nullptr, k.value, out.data(), nullptr, a.stream());
+  detail::bincount_into(a.type(), a.data(), a.size(), dtype::float64, nullptr, k.value, out.data(), nullptr,
+                        a.stream());
   return out;
 }
 /// Weighted bincount with exactly k bins: sums of `weights` per value, float64; out-of-range values ignored.
@@ -69,10 +70,10 @@ template <array_operand X, array_operand W>
 [[nodiscard]] ndarray<double> bincount(const X& x, const W& weights, static_size k) {
   const ndcuda::detail::op_range<"nd::bincount"> nvtx;
   const auto a = detail::counting_input(detail::as_array(x));
-  const ndarray<double> w = detail::bincount_weights(a, detail::as_array(weights));
+  const auto w = detail::bincount_weights(a, detail::as_array(weights));
   detail::check_static_length(k, "bincount");
   ndarray<double> out = zeros<double>({k.value}, a.stream());
-  detail::bincount_into(a.type(), a.data(), a.size(), w.data(), k.value, nullptr, out.data(), a.stream());
+  detail::bincount_into(a.type(), a.data(), a.size(), w.type(), w.data(), k.value, nullptr, out.data(), a.stream());
   return out;
 }
 
@@ -144,20 +145,26 @@ struct histogram_options {
   }
 };
 
-/// hist from the element's bins (idx, -1 for none) and the options.
-template <class C, class F>
-histogram_result<C, F> finish_histogram(const ndarray<std::int64_t>& idx, const ndarray<F>& edges,
+/// hist of a's elements among `binned` (the edges as float64) and the options; `edges` are
+/// returned as they are. Counts take one fused pass (bin_count_into); weights need each element's
+/// bin first.
+template <class C, class F, class E>
+histogram_result<C, F> finish_histogram(const ndarray<E>& a, const ndarray<double>& binned, const ndarray<F>& edges,
                                         const histogram_options& o) {
   const index_t nbins = edges.size() - 1;
-  const stream& s = idx.stream();
+  const stream& s = a.stream();
   ndarray<double> sums;
   ndarray<std::int64_t> counts;
   if (o.weights) {
+    const ndarray<std::int64_t> idx = bin_indices(a, binned);
     sums = zeros<double>({nbins}, s);
-    bincount_into(dtype::int64, idx.data(), idx.size(), o.weights->data(), nbins, nullptr, sums.data(), s);
+    bincount_into(dtype::int64, idx.data(), idx.size(), dtype::float64, o.weights->data(), nbins, nullptr, sums.data(),
+                  s);
   } else {
+    const ndarray<double> e = binned.is_contiguous() ? binned : binned.copy();
     counts = zeros<std::int64_t>({nbins}, s);
-    bincount_into(dtype::int64, idx.data(), idx.size(), nullptr, nbins, counts.data(), nullptr, s);
+    order_after(s, e.stream());
+    bin_count_into(dtype_of<E>, a.data(), a.size(), e.data(), e.size(), counts.data(), s);
   }
   if (o.density) {
     // NumPy: n / db / n.sum() with db = diff(edges) as float64.
@@ -198,8 +205,8 @@ template <array_operand X, class... O>
   const ndarray<F> edges = in_own_type ? detail::equal_edges_in<F>(r, bins, a.stream())
                                        : detail::as_element_type<F>(detail::equal_edges(r, bins, a.stream()));
   detail::check_histogram_weights(a, o);
-  const ndarray<std::int64_t> idx = detail::bin_indices(a, detail::as_element_type<double>(edges));
-  return detail::finish_histogram<detail::histogram_count_t<O...>, F>(idx, edges, o);
+  return detail::finish_histogram<detail::histogram_count_t<O...>, F>(a, detail::as_element_type<double>(edges), edges,
+                                                                      o);
 }
 
 /// np.histogram(a, bins=edges, ...): the given, monotonically increasing edges (checked, which
@@ -212,8 +219,7 @@ template <array_operand X, array_element E, class... O>
   (o.take(options), ...);
   const ndarray<double> e = detail::checked_edges(edges);
   detail::check_histogram_weights(a, o);
-  const ndarray<std::int64_t> idx = detail::bin_indices(a, e);
-  return detail::finish_histogram<detail::histogram_count_t<O...>, E>(idx, edges, o);
+  return detail::finish_histogram<detail::histogram_count_t<O...>, E>(a, e, edges, o);
 }
 
 /// What np.histogram2d returns: (H, xedges, yedges), all float64.
@@ -269,11 +275,12 @@ template <array_operand X, array_operand Y, class... O>
   ndarray<F> h = zeros<double>({nbins}, a.stream());
   ndarray<std::int64_t> counts;
   if (o.weights) {
-    detail::bincount_into(dtype::int64, flat.data(), flat.size(), o.weights->data(), nbins, nullptr, h.data(),
-                          a.stream());
+    detail::bincount_into(dtype::int64, flat.data(), flat.size(), dtype::float64, o.weights->data(), nbins, nullptr,
+                          h.data(), a.stream());
   } else {
     counts = zeros<std::int64_t>({nbins}, a.stream());
-    detail::bincount_into(dtype::int64, flat.data(), flat.size(), nullptr, nbins, counts.data(), nullptr, a.stream());
+    detail::bincount_into(dtype::int64, flat.data(), flat.size(), dtype::float64, nullptr, nbins, counts.data(),
+                          nullptr, a.stream());
     h = counts.astype<double>();
   }
   h = h.reshape({bins[0], bins[1]});

@@ -15,10 +15,11 @@
 namespace ndcuda::detail {
 
 /// counts[b] += how many of the n contiguous integers idx (dtype idx_type) equal b, for b in
-/// [0, nbins); other values (negative, too large) are ignored. With `weights` (n doubles) the
-/// weights are summed instead, into `sums`. The output (int64 counts or double sums) must be
-/// zeroed before. Shared-memory per-block counters when nbins is small, global atomics otherwise.
-void bincount_into(dtype idx_type, const void* idx, index_t n, const double* weights, index_t nbins,
+/// [0, nbins); other values (negative, too large) are ignored. With `weights` (n contiguous
+/// elements of weight_type, float32 or float64) the weights are summed in float64 instead, into
+/// `sums`. The output (int64 counts or double sums) must be zeroed before. Shared-memory
+/// per-block counters when nbins is small, global atomics otherwise.
+void bincount_into(dtype idx_type, const void* idx, index_t n, dtype weight_type, const void* weights, index_t nbins,
                    std::int64_t* counts, double* sums, const stream& s);
 
 /// out[i] = b with edges[b] <= x[i] < edges[b + 1] (the last bin closed: x == edges[nedges - 1]
@@ -26,6 +27,12 @@ void bincount_into(dtype idx_type, const void* idx, index_t n, const double* wei
 /// ascending doubles; x (n contiguous elements of x_type, a real dtype but float16/bfloat16) is
 /// compared as double, as NumPy compares integers with float64 edges.
 void bin_index_into(dtype x_type, const void* x, index_t n, const double* edges, index_t nedges, std::int64_t* out,
+                    const stream& s);
+
+/// counts[b] += how many of x's n elements fall in bin b of `edges`, binned as bin_index_into bins
+/// them (elements outside the edges and NaN are not counted). counts (nedges - 1 int64) must be
+/// zeroed before. histogram's counts without the per-element bin array of bin_index_into.
+void bin_count_into(dtype x_type, const void* x, index_t n, const double* edges, index_t nedges, std::int64_t* counts,
                     const stream& s);
 
 /// out = np.linspace(lo, hi, n) in float64, bit for bit as NumPy computes it (i * step + lo
