@@ -26,16 +26,20 @@ def kmeans_data():
     return cp.asarray((centre + g.standard_normal((POINTS, DIMS))).astype(np.float32))
 
 
+def kmeans_step(x, c):
+    diff = x[:, None, :] - c[None, :, :]
+    d2 = (diff * diff).sum(2)
+    labels = d2.argmin(1)
+    counts = cp.bincount(labels, minlength=K).astype(cp.float32)
+    sums = cp.zeros((K, DIMS), cp.float32)
+    add_at(sums, labels, x)
+    return sums / cp.maximum(counts.reshape(K, 1), 1.0)
+
+
 def kmeans(x):
     c = x[:K].copy()
     for _ in range(ITERATIONS):
-        diff = x[:, None, :] - c[None, :, :]
-        d2 = (diff * diff).sum(2)
-        labels = d2.argmin(1)
-        counts = cp.bincount(labels, minlength=K).astype(cp.float32)
-        sums = cp.zeros((K, DIMS), cp.float32)
-        add_at(sums, labels, x)
-        c = sums / cp.maximum(counts.reshape(K, 1), 1.0)
+        c = kmeans_step(x, c)
     return c
 
 
