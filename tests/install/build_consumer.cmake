@@ -2,6 +2,7 @@
 #   -D SOURCE_DIR -D BINARY_DIR -D PREFIX -D CXX_COMPILER [-D CUDA_ROOT] [-D HEADER_ROOT] [-D DOCS_ROOT]
 #   [-D PROGRAM=<name to run, default cmake_consumer; NONE to build only>]
 #   [-D CHECK_DLPACK=ON: dlpack.h must have been read from PREFIX, the installed config's copy]
+#   [-D LINK_SHARED=ON: passed on to the project (doc_snippets/ then links a shared library)]
 foreach(var SOURCE_DIR BINARY_DIR PREFIX CXX_COMPILER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "build_consumer.cmake needs -D ${var}=...")
@@ -22,6 +23,9 @@ if(HEADER_ROOT)
 endif()
 if(DOCS_ROOT)
   list(APPEND configure_args -DDOCS_ROOT=${DOCS_ROOT})
+endif()
+if(LINK_SHARED)
+  list(APPEND configure_args -DLINK_SHARED=ON)
 endif()
 
 function(run_step what)

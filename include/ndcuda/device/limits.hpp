@@ -5,6 +5,7 @@
 #pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstddef>
+#include <ndcuda/core/detail/internal.hpp>
 
 namespace ndcuda {
 
@@ -39,7 +40,7 @@ void set_limit(limit which, std::size_t bytes);
 namespace detail {
 /// Called by whoever loads device code that uses malloc/free on `device`: from then on the heap
 /// size is fixed, and set_limit(malloc_heap_size) says so before CUDA is asked.
-void note_device_heap_in_use(int device);
+NDCUDA_INTERNAL void note_device_heap_in_use(int device);
 }  // namespace detail
 
 }  // namespace ndcuda

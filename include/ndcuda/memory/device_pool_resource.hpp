@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/memory/memory_resource.hpp>
 #include <ndcuda/memory/pool_interfaces.hpp>
 #include <ndcuda/memory/stats.hpp>
@@ -14,7 +15,7 @@
 namespace ndcuda {
 
 namespace detail {
-class block_pool;
+class NDCUDA_INTERNAL block_pool;  // src/memory/block_pool.hpp: the pool's bookkeeping, not exported
 }
 
 /// Settings of a device_pool_resource.

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -33,7 +34,7 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept;
 /// Makes the pages of [p, p + bytes) resident and writable without touching their contents from
 /// user space (MADV_POPULATE_WRITE), so a fill that follows runs at memory speed instead of taking
 /// a page fault every 4 KiB. False where the kernel cannot (before Linux 5.14): nothing was done.
-bool populate_pages(void* p, std::size_t bytes) noexcept;
+NDCUDA_INTERNAL bool populate_pages(void* p, std::size_t bytes) noexcept;
 }  // namespace detail
 
 /// The most bytes of released host_vector blocks (detail::huge_block_bytes or more each) kept for

@@ -14,6 +14,7 @@
 #include <memory>
 #include <ndcuda/array/creation.hpp>
 #include <ndcuda/core/checked_size.hpp>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/detail/scalar.hpp>
 #include <ndcuda/core/error.hpp>
 #include <ndcuda/core/size_arg.hpp>
@@ -45,7 +46,7 @@ struct generator_state;
 [[nodiscard]] std::uint64_t entropy_from_os();
 /// Compiles the generator's own kernels (the offset advance, the shuffling gathers) for `cc`
 /// without a device: for CI without a GPU.
-void compile_random_kernels(compute_capability cc);
+NDCUDA_INTERNAL void compile_random_kernels(compute_capability cc);
 
 /// Throws NumPy's ValueError text (as nd::error) when `bad` holds for a scalar parameter.
 void check_scalar(bool bad, const char* function, const char* what);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/device/device.hpp>
@@ -44,7 +45,7 @@ void sequence_block_i64(dtype type, void* out, index_t first, index_t n, std::in
 /// Compiles the fill kernels, the sequence kernels of every real dtype, and the astype kernels
 /// between `via` and every dtype (both ways), for `cc` without a device: lets CI check the
 /// generated sources with NVRTC alone.
-void compile_array_kernels(compute_capability cc, dtype via = dtype::float64);
+NDCUDA_INTERNAL void compile_array_kernels(compute_capability cc, dtype via = dtype::float64);
 
 }  // namespace ndcuda::detail
 

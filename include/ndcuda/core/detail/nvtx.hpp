@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <ndcuda/core/detail/internal.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,7 +34,7 @@ class nvtx_name {
 
 /// Registers `text` once per call (the caller keeps the handle): for names built at run time, such
 /// as a generated kernel's. The text is recorded for nvtx_registered_names().
-[[nodiscard]] void* nvtx_register(std::string_view text);
+NDCUDA_INTERNAL [[nodiscard]] void* nvtx_register(std::string_view text);
 
 /// Pushes/pops a range in the ndcuda domain. With no tool attached NVTX makes each a call through
 /// a null-checked pointer (a few ns); with NDCUDA_NVTX=OFF at build time they are empty.
@@ -44,7 +45,7 @@ void nvtx_pop() noexcept;
 [[nodiscard]] std::vector<std::string> nvtx_registered_names();
 
 /// True when the library was built with NVTX ranges (the CMake option NDCUDA_NVTX, default ON).
-[[nodiscard]] bool nvtx_enabled() noexcept;
+NDCUDA_INTERNAL [[nodiscard]] bool nvtx_enabled() noexcept;
 
 /// A range over the enclosing scope, from a registered handle (elementwise, kernels) or a name.
 class nvtx_scope {
@@ -58,7 +59,7 @@ class nvtx_scope {
 
 /// A string literal as a template argument, so each op's name gets its own static nvtx_name.
 template <std::size_t N>
-struct nvtx_literal {
+struct NDCUDA_INTERNAL nvtx_literal {
   char text[N];
   constexpr nvtx_literal(const char (&s)[N]) noexcept {  // NOLINT: implicit, from "nd::sum"
     std::copy_n(s, N, text);

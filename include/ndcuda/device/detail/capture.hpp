@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <shared_mutex>
 
@@ -19,10 +20,10 @@ namespace ndcuda::detail {
 /// thread may begin a capture on `s`: the memory layer holds it shared from that check through the
 /// record and the wait, and capture_scope holds it exclusively while it begins a capture. (A
 /// capture begun with cudaStreamBeginCapture directly, not through ndcuda, is outside it.)
-[[nodiscard]] std::shared_mutex& capture_begin_mutex() noexcept;
+NDCUDA_INTERNAL [[nodiscard]] std::shared_mutex& capture_begin_mutex() noexcept;
 
 /// CUDA's id of the capture sequence `s` takes part in, or 0 when it is not capturing.
-[[nodiscard]] unsigned long long capture_id(const stream& s);
+NDCUDA_INTERNAL [[nodiscard]] unsigned long long capture_id(const stream& s);
 
 /// Makes the graph being captured on `s` hold `owner` (an array's buffer, a host buffer) until the
 /// graph and all its launches are gone. Returns false when `s` is not capturing into a capture
@@ -35,11 +36,11 @@ inline bool retain_for_capture(const stream& s, const std::shared_ptr<const void
 
 /// Records that `owner` was allocated inside capture `id` (graph memory: freed inside the graph
 /// when dropped there, never held by it).
-void note_capture_allocation(unsigned long long id, const void* owner);
+NDCUDA_INTERNAL void note_capture_allocation(unsigned long long id, const void* owner);
 
 /// Runs `release` once `s` is no longer capturing: a buffer dropped while its stream captures an
 /// unrelated graph must not be freed into that graph. Runs on ndcuda's release thread.
-void release_when_not_capturing(const stream& s, std::function<void()> release);
+NDCUDA_INTERNAL void release_when_not_capturing(const stream& s, std::function<void()> release);
 
 /// Throws capture_error, before CUDA is called, when `s` is capturing: `what` (an operation that
 /// needs the data on the host) cannot be recorded into a graph. On a stream with a wait bound (a

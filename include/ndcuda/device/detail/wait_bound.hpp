@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/device/stream.hpp>
 
 namespace ndcuda::detail {
@@ -37,7 +38,7 @@ void set_wait_bound(const stream& s, std::shared_ptr<const wait_bound> bound);
 
 /// Waits on the host for the work queued on `s` so far: polls the stream, calling the bound's
 /// poll() in between and expire() past its timeout. A plain synchronize without a bound.
-void bounded_synchronize(const stream& s, const char* what);
+NDCUDA_INTERNAL void bounded_synchronize(const stream& s, const char* what);
 
 }  // namespace ndcuda::detail
 

@@ -4,6 +4,7 @@
 #pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/expr/leaf_ref.hpp>
@@ -52,12 +53,12 @@ class value_table {
 };
 
 /// The statement storing `root` into an output of dtype `out` (a tree without interned values).
-[[nodiscard]] std::string store_statement(dtype out, const node_code& root);
+NDCUDA_INTERNAL [[nodiscard]] std::string store_statement(dtype out, const node_code& root);
 
 /// What every launch over leaf_refs (elementwise, reductions, row programs) does before it queues
 /// its kernel on `s`: `s` waits for the inputs' streams, and a graph being captured keeps `out` and
 /// the inputs alive. release_sources_after is its other half.
-void before_leaf_launch(const stream& s, const leaf_ref& out, std::span<const leaf_ref> inputs);
+NDCUDA_INTERNAL void before_leaf_launch(const stream& s, const leaf_ref& out, std::span<const leaf_ref> inputs);
 
 /// Orders the streams of the computed leaves (random draws) among `leaves` after the work queued on
 /// `s` so far, where a kernel read them. A draw releases its device offset cell on its generator's
@@ -79,7 +80,7 @@ void run_expression(const jit::detail::elementwise_state& state, const leaf_ref&
                     const void* const* scalars);
 
 /// Checks (on the host, no device) that the dense variant of `state` compiles for `cc`.
-void compile_expression(const jit::detail::elementwise_state& state, compute_capability cc);
+NDCUDA_INTERNAL void compile_expression(const jit::detail::elementwise_state& state, compute_capability cc);
 
 }  // namespace ndcuda::detail
 

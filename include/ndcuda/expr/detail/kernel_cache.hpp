@@ -9,6 +9,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <ndcuda/core/detail/internal.hpp>
 #include <vector>
 
 namespace ndcuda::detail {
@@ -18,8 +19,10 @@ template <class... T>
 struct cache_tag {};
 
 /// The cached values of one Owner, found by Key (equality-comparable); Make builds a missing value.
+/// NDCUDA_INTERNAL: the library's own caches stay inside a shared build; a program keeps its own
+/// (a second lookup of a kernel the library already uses is one more cache entry, never a compile).
 template <class Owner, class Key, class Value>
-class kernel_cache {
+class NDCUDA_INTERNAL kernel_cache {
  public:
   template <class Make>
   static const Value& get(const Key& key, const Make& make) {

@@ -4,6 +4,7 @@
 #pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/expr/detail/codegen.hpp>
@@ -61,12 +62,15 @@ void run_reduction(const reduction_state& state, const reduce_call& call, const 
 
 /// Compiles, without a device, the variants a reduction over `shape` with `reduced` axes and the
 /// given input strides would use (first pass and second pass): for CI without a GPU.
-void compile_reduction(const reduction_state& state, compute_capability cc, std::span<const index_t> shape,
-                       const std::vector<bool>& reduced, std::span<const strides_t> in_strides);
+NDCUDA_INTERNAL void compile_reduction(const reduction_state& state, compute_capability cc,
+                                       std::span<const index_t> shape, const std::vector<bool>& reduced,
+                                       std::span<const strides_t> in_strides);
 
 /// The source of the first-pass variant those arguments select (for tests and documentation).
-[[nodiscard]] std::string reduction_source_for(const reduction_state& state, std::span<const index_t> shape,
-                                               const std::vector<bool>& reduced, std::span<const strides_t> in_strides);
+NDCUDA_INTERNAL [[nodiscard]] std::string reduction_source_for(const reduction_state& state,
+                                                               std::span<const index_t> shape,
+                                                               const std::vector<bool>& reduced,
+                                                               std::span<const strides_t> in_strides);
 
 }  // namespace ndcuda::detail
 

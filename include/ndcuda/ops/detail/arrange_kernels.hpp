@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ndcuda/array/erased_array.hpp>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/ops/detail/arrange_plan.hpp>
 #include <optional>
 #include <span>
@@ -45,7 +46,7 @@ void remap_copy(const erased_array& in, void* out, const remap_request& r, const
 void repeat_table_device(const std::int64_t* ends, index_t n, std::int64_t* table, const stream& s);
 
 /// Compiles the gather kernels (every element size) for `cc` without a device, for CI.
-void compile_arrange_kernels(compute_capability cc);
+NDCUDA_INTERNAL void compile_arrange_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <ndcuda/array/view_math.hpp>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/shape.hpp>
 #include <optional>
 #include <span>
@@ -59,7 +60,7 @@ namespace ndcuda::detail {
 
 /// The shape of np.concatenate of arrays of `shapes` along `axis` (normalised into `*axis_out`).
 /// shape_error with NumPy's texts: no arrays, 0-d arrays, different ndim, mismatched extents.
-[[nodiscard]] shape_t concatenate_shape(std::span<const shape_t> shapes, index_t axis, int* axis_out);
+NDCUDA_INTERNAL [[nodiscard]] shape_t concatenate_shape(std::span<const shape_t> shapes, index_t axis, int* axis_out);
 
 /// np.stack's check: every shape equal ("all input arrays must have the same shape"), at least one.
 void check_stack_shapes(std::span<const shape_t> shapes);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/device/device.hpp>
@@ -40,7 +41,7 @@ void bin_count_into(dtype x_type, const void* x, index_t n, const double* edges,
 void linspace_edges(double* out, double lo, double hi, index_t n, const stream& s);
 
 /// Compiles every counting kernel for `cc` without a device (CI checks the sources with NVRTC).
-void compile_counting_kernels(compute_capability cc);
+NDCUDA_INTERNAL void compile_counting_kernels(compute_capability cc);
 
 /// out[i] = in[idx[i]] for n elements of `itemsize` bytes (1, 2, 4, 8 or a multiple).
 void gather_elements(const void* in, void* out, const std::int64_t* idx, index_t n, std::size_t itemsize,
@@ -67,7 +68,7 @@ unique_parts unique_all_into(const leaf_ref& x, bool equal_nan, bool want_index,
 /// filled with the fill value where fewer exist): no host wait, so it can be captured.
 void unique_sized_into(const leaf_ref& x, index_t k, void* values, const stream& s);
 
-void compile_unique_kernels(compute_capability cc);
+NDCUDA_INTERNAL void compile_unique_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
 

@@ -5,6 +5,7 @@
 #pragma once
 #pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/device/device.hpp>
@@ -30,7 +31,7 @@ void deterministic_block_sums(dtype t, const void* x, index_t n, double* out, co
 void deterministic_total(const double* partials, index_t count, double divisor, dtype t, void* out, const stream& s);
 
 /// Compiles the kernels for `cc` without a device (CI checks the source with NVRTC).
-void compile_deterministic_kernels(compute_capability cc);
+NDCUDA_INTERNAL void compile_deterministic_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/device/stream.hpp>
@@ -35,7 +36,8 @@ constexpr dtype scan_kernel_type(dtype result) noexcept {
 /// out[i] = in[first] op ... op in[i], where `first` starts i's run of `segment` consecutive
 /// elements (segment == n: one scan over everything). `acc` is a scan_kernel_type; `in` may equal
 /// `out`. One CUB call whatever the number of segments (a scan by key on the segment index).
-void inclusive_scan(dtype acc, scan_op op, const void* in, void* out, index_t n, index_t segment, const stream& s);
+NDCUDA_INTERNAL void inclusive_scan(dtype acc, scan_op op, const void* in, void* out, index_t n, index_t segment,
+                                    const stream& s);
 
 /// How elements become unsigned keys whose unsigned order is NumPy's sort order.
 enum class key_mode : std::uint8_t {
@@ -70,8 +72,9 @@ void decode_keys(const key_format& f, const void* keys, void* out, index_t n, co
 /// elements (segment == n: one sort). `in` and `out` must not overlap.
 void sort_keys(std::size_t key_bytes, const void* in, void* out, index_t n, index_t segment, const stream& s);
 /// The same, carrying int64 values along (argsort).
-void sort_pairs(std::size_t key_bytes, const void* keys_in, void* keys_out, const std::int64_t* values_in,
-                std::int64_t* values_out, index_t n, index_t segment, const stream& s);
+NDCUDA_INTERNAL void sort_pairs(std::size_t key_bytes, const void* keys_in, void* keys_out,
+                                const std::int64_t* values_in, std::int64_t* values_out, index_t n, index_t segment,
+                                const stream& s);
 /// Merges the sorted runs of unsigned keys a (na keys) and b (nb) into out (na + nb keys, apart from
 /// both). Equal keys are equal bits, so which run an equal key came from cannot be seen.
 void merge_keys(std::size_t key_bytes, const void* a, index_t na, const void* b, index_t nb, void* out,
@@ -81,11 +84,12 @@ void merge_keys(std::size_t key_bytes, const void* a, index_t na, const void* b,
 void merge_pairs(std::size_t key_bytes, const void* a, const std::int64_t* a_values, index_t na, const void* b,
                  const std::int64_t* b_values, index_t nb, void* out, std::int64_t* out_values, const stream& s);
 /// out = the first of each run of equal keys of `sorted`; *count (device memory) = how many.
-void unique_keys(std::size_t key_bytes, const void* sorted, void* out, std::int64_t* count, index_t n, const stream& s);
+NDCUDA_INTERNAL void unique_keys(std::size_t key_bytes, const void* sorted, void* out, std::int64_t* count, index_t n,
+                                 const stream& s);
 /// out[i] = the first (right: one past the last) position in `sorted` (m keys) where values[i]
 /// could be inserted keeping the order.
-void search_keys(std::size_t key_bytes, const void* sorted, index_t m, const void* values, std::int64_t* out, index_t n,
-                 bool right, const stream& s);
+NDCUDA_INTERNAL void search_keys(std::size_t key_bytes, const void* sorted, index_t m, const void* values,
+                                 std::int64_t* out, index_t n, bool right, const stream& s);
 
 }  // namespace ndcuda::detail
 

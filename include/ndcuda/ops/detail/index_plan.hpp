@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <ndcuda/array/view_math.hpp>
+#include <ndcuda/core/detail/internal.hpp>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,7 +59,7 @@ struct index_plan {
 /// The strides (in elements) of an index array of `layout` broadcast to the plan's advanced shape
 /// and placed among the result's dims: zero on every other dim. Throws index_error when it does not
 /// broadcast (cannot happen for arrays the plan was made from).
-[[nodiscard]] strides_t index_array_strides(const index_plan& plan, const view_layout& layout);
+NDCUDA_INTERNAL [[nodiscard]] strides_t index_array_strides(const index_plan& plan, const view_layout& layout);
 
 }  // namespace ndcuda::detail
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ndcuda/array/erased_array.hpp>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/ops/detail/compaction.hpp>
 #include <ndcuda/ops/detail/index_plan.hpp>
 #include <ndcuda/ops/take_mode.hpp>
@@ -65,10 +66,10 @@ struct resolved_index {
                                         const void* fill, const stream& s, const char* what);
 
 /// A C-contiguous copy of `a` as `to` (a itself when it is already that).
-[[nodiscard]] erased_array contiguous_as(const erased_array& a, dtype to, const stream& s);
+NDCUDA_INTERNAL [[nodiscard]] erased_array contiguous_as(const erased_array& a, dtype to, const stream& s);
 
 /// Compiles the gather/scatter/accumulate kernels of a few shapes for `cc` (NVRTC only, for CI).
-void compile_indexing_kernels(compute_capability cc);
+NDCUDA_INTERNAL void compile_indexing_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
 

@@ -4,6 +4,7 @@
 #pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/device/device.hpp>
@@ -87,7 +88,7 @@ struct quantile_request {
 void quantile_rows(const quantile_request& r, const stream& s);
 
 /// Compiles two representative instances of the kernel for `cc` without a device.
-void compile_quantile_kernels(compute_capability cc);
+NDCUDA_INTERNAL void compile_quantile_kernels(compute_capability cc);
 
 }  // namespace detail
 }  // namespace ndcuda

@@ -4,6 +4,7 @@
 #pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <cstdint>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/expr/leaf_ref.hpp>
@@ -17,7 +18,7 @@ namespace ndcuda::detail {
 void topk_into(const leaf_ref& x, index_t k, bool largest, void* values, std::int64_t* indices, const stream& s);
 
 /// Compiles the topk kernels for `cc` without a device.
-void compile_topk_kernels(compute_capability cc);
+NDCUDA_INTERNAL void compile_topk_kernels(compute_capability cc);
 
 }  // namespace ndcuda::detail
 
