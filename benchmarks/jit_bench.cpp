@@ -19,6 +19,7 @@
 #include "jit/module.hpp"
 #include "jit/program_cache.hpp"
 #include "jit/reduction_state.hpp"
+#include "jit/tier0_images.hpp"
 #include "jit/tier0_program.hpp"
 #include "support/cold_sources.hpp"
 
@@ -378,6 +379,61 @@ void module_load_baseline(benchmark::State& state) {
   state.SetLabel("cuModuleLoadData + launch of the same CUBIN, no file read");
 }
 
+// The process's first tier-0 call loads tier 0's module for the device: range(0) 0 the
+// interpreter's image, 1 the reduction folds' image (the architecture this device runs). How much
+// of the process-first call (issue 39: <= 2 ms and <= 3 ms) the driver's load of the image takes.
+void tier0_image_load(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto& api = nd::detail::driver();
+  nd::device_guard guard(0);
+  const auto images = state.range(0) == 0 ? jd::tier0_images() : jd::tier0_reduction_images();
+  const jd::tier0_image* best = nullptr;
+  for (const jd::tier0_image& image : images) {
+    if (image.arch / 10 == device_arch() / 10 && image.arch <= device_arch()) best = &image;
+  }
+  if (best == nullptr) {
+    state.SkipWithError("no tier-0 image for this device");
+    return;
+  }
+  const char* kernel_name = state.range(0) == 0 ? "ndcuda_tier0_elementwise" : "ndcuda_tier0_fold_sum_f";
+  nd::stream s(0);  // the context exists before the first load
+  // Each step of making the kernel ready, as program::kernel takes them; the first iteration (the
+  // process's first load when this benchmark runs alone) apart.
+  double steps[3] = {};
+  double first[3] = {};
+  for (auto _ : state) {
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+    NDCUDA_DRIVER_CHECK(api.module_load_data(&module, best->data));
+    const auto t1 = clock::now();
+    NDCUDA_DRIVER_CHECK(api.module_get_function(&function, module, kernel_name));
+    const auto t2 = clock::now();
+    int min_grid = 0;
+    int block = 0;
+    NDCUDA_DRIVER_CHECK(api.occupancy_max_potential_block_size(&min_grid, &block, function, nullptr, 0, 0));
+    const auto t3 = clock::now();
+    const double took[3] = {std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                            std::chrono::duration<double, std::milli>(t2 - t1).count(),
+                            std::chrono::duration<double, std::milli>(t3 - t2).count()};
+    for (int i = 0; i < 3; ++i) {
+      (state.iterations() == 0 ? first : steps)[i] += took[i];
+    }
+    NDCUDA_DRIVER_CHECK(api.module_unload(module));
+  }
+  const double rest = std::max<double>(static_cast<double>(state.iterations()) - 1, 1);
+  state.counters["first_load_ms"] = first[0];
+  state.counters["first_function_ms"] = first[1];
+  state.counters["first_occupancy_ms"] = first[2];
+  state.counters["load_ms"] = steps[0] / rest;
+  state.counters["function_ms"] = steps[1] / rest;
+  state.counters["occupancy_ms"] = steps[2] / rest;
+  state.counters["image_kib"] = static_cast<double>(best->size) / 1024.0;
+  state.SetLabel(state.range(0) == 0 ? "cuModuleLoadData of the interpreter's image"
+                                     : "cuModuleLoadData of the reduction folds' image");
+}
+
 // --- host overhead of a cached launch ---------------------------------------------------------
 
 const char* empty_source = "extern \"C\" __global__ void empty_kernel(float* p, int n) {}";
@@ -462,6 +518,7 @@ BENCHMARK(tier1_compiled_bandwidth)->Unit(benchmark::kMicrosecond)->UseManualTim
 BENCHMARK(nvrtc_compile_and_load_baseline)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
 BENCHMARK(jit_warm_disk_elementwise)->Unit(benchmark::kMillisecond)->Iterations(50)->UseRealTime();
 BENCHMARK(module_load_baseline)->Unit(benchmark::kMillisecond)->Iterations(50)->UseRealTime();
+BENCHMARK(tier0_image_load)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(10)->UseRealTime();
 BENCHMARK(jit_cached_launch_raw_kernel)->Unit(benchmark::kMicrosecond);
 BENCHMARK(cu_launch_kernel_baseline)->Unit(benchmark::kMicrosecond);
 BENCHMARK(jit_cached_launch_elementwise)->Unit(benchmark::kMicrosecond);

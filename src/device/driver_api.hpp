@@ -39,6 +39,9 @@ namespace ndcuda::detail {
   X(launch_kernel, cuLaunchKernel, ::cuLaunchKernel)                                 \
   X(launch_kernel_ex, cuLaunchKernelEx, ::cuLaunchKernelEx)                          \
   X(module_get_loading_mode, cuModuleGetLoadingMode, ::cuModuleGetLoadingMode)       \
+  X(memset_d8_async, cuMemsetD8Async, ::cuMemsetD8Async)                             \
+  X(memset_d16_async, cuMemsetD16Async, ::cuMemsetD16Async)                          \
+  X(memset_d32_async, cuMemsetD32Async, ::cuMemsetD32Async)                          \
   X(occupancy_max_potential_block_size, cuOccupancyMaxPotentialBlockSize, ::cuOccupancyMaxPotentialBlockSize)
 
 struct driver_api {

@@ -2,9 +2,13 @@
 // and the fill on the GPU for several dtypes, contiguous and strided views, on the array's stream.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <ndcuda/ndcuda.hpp>
+#include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -121,6 +125,52 @@ TEST(ArrayScalarAssignGpu, FillsEveryElementOfContiguousAndStridedViews) {
   check_fill<__nv_bfloat16>(3, 3.0);
   check_fill<std::complex<float>>(std::complex<double>(1, 2), 2001.0);
   check_fill<std::complex<double>>(4, 4.0);
+}
+
+namespace {
+
+// A contiguous fill whose element repeats a 1-, 2- or 4-byte word is a driver memset
+// (src/array/kernels.cpp); any other, a kernel. The view starts three elements in and ends five
+// before the end of random bytes: the filled elements must equal `value` bit for bit, and their
+// neighbours must keep their bytes.
+template <class T>
+void check_fill_inside_random_bytes(T value, unsigned seed) {
+  SCOPED_TRACE(std::string(nd::name(nd::dtype_of<T>)) + ", seed " + std::to_string(seed));
+  constexpr nd::index_t n = 1001;
+  std::mt19937 g(seed);
+  std::vector<unsigned char> bytes(static_cast<std::size_t>(n) * sizeof(T));
+  for (unsigned char& b : bytes) {
+    b = static_cast<unsigned char>(g());
+  }
+  std::vector<T> host(static_cast<std::size_t>(n));
+  std::memcpy(host.data(), bytes.data(), bytes.size());
+  nd::ndarray<T> a = nd::asarray<T>(host);
+  if constexpr (std::is_same_v<T, __half>) {
+    a(nd::slice(3, n - 5)) = __half2float(value);  // a half is assigned from a float
+  } else {
+    a(nd::slice(3, n - 5)) = value;
+  }
+  const std::vector<T> back = a.to_host();
+  for (nd::index_t i = 0; i < n; ++i) {
+    const T& want = i >= 3 && i < n - 5 ? value : host[static_cast<std::size_t>(i)];
+    ASSERT_EQ(std::memcmp(&back[static_cast<std::size_t>(i)], &want, sizeof(T)), 0) << "element " << i;
+  }
+}
+
+}  // namespace
+
+TEST(ArrayScalarAssignGpu, FillsThatRepeatAByteOrAWordKeepTheirNeighbours) {
+  NDCUDA_REQUIRE_GPU();
+  check_fill_inside_random_bytes<std::int64_t>(-1, 1);                                      // a byte, 8-byte elements
+  check_fill_inside_random_bytes<std::uint16_t>(0x3a3a, 2);                                 // a byte
+  check_fill_inside_random_bytes<std::int32_t>(0x00070007, 3);                              // a 2-byte word
+  check_fill_inside_random_bytes<__half>(__float2half(1.0f), 4);                            // a 2-byte element
+  check_fill_inside_random_bytes<float>(1.0f, 5);                                           // a 4-byte word
+  check_fill_inside_random_bytes<double>(std::bit_cast<double>(0x3f8000003f800000ULL), 6);  // 4 bytes twice
+  check_fill_inside_random_bytes<std::complex<float>>({1.5f, 1.5f}, 7);                     // 4 bytes twice
+  check_fill_inside_random_bytes<std::complex<double>>({0.0, 0.0}, 8);                      // a byte, 16 bytes
+  check_fill_inside_random_bytes<double>(-2.5, 9);                                          // no repeat: the kernel
+  check_fill_inside_random_bytes<std::complex<double>>({1.0, -2.0}, 10);                    // no repeat: the kernel
 }
 
 TEST(ArrayScalarAssignGpu, BroadcastViewIsReadOnlyAndOtherStream) {
