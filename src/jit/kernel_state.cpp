@@ -7,6 +7,7 @@
 #include "jit/background_compiles.hpp"
 #include "jit/compile_events.hpp"
 #include "jit/kernel_record.hpp"
+#include "jit/tier0_program.hpp"
 #include "jit/warnings.hpp"
 
 namespace ndcuda::jit::detail {
@@ -130,6 +131,12 @@ launch_config occupancy_config(const kernel_state& kernel, const stream& s, std:
 
 void compile_for(const kernel_state& kernel, compute_capability cc) {
   (void)observed_get(*kernel.cache, kernel.key_for(select_target(cc.value())), kernel.name, kernel.description);
+}
+
+void start_compile(const kernel_state& kernel, int device) {
+  if (tiered_calls_enabled()) {
+    (void)kernel.ready_without_waiting(device);
+  }
 }
 
 const std::string& kernel_name(const kernel_state& kernel) {

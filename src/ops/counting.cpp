@@ -20,6 +20,16 @@ constexpr index_t shared_sum_bins = 4096;
 constexpr index_t shared_edge_count = 2049;
 
 constexpr const char* counting_source = R"(
+// Adds a block's shared counters into the global ones, once per block and nonzero bin.
+__device__ __forceinline__ void flush_counts(const unsigned int* shared_counts, unsigned long long* counts,
+                                             long long nbins) {
+  __syncthreads();
+  for (long long b = threadIdx.x; b < nbins; b += blockDim.x) {
+    const unsigned int c = shared_counts[b];
+    if (c != 0) atomicAdd(&counts[b], (unsigned long long)c);
+  }
+}
+
 // One block's counts in shared memory (when `use_shared`), flushed once to the global counters:
 // far fewer global atomics than elements, and shared atomics are fast even on hot bins.
 template <class T>
@@ -52,41 +62,31 @@ __global__ void nd_bincount(const T* x, unsigned long long n, unsigned long long
       else atomicAdd(&counts[v], 1ull);
     }
   }
-  if (use_shared) {
-    __syncthreads();
-    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) {
-      const unsigned int c = shared_counts[b];
-      if (c != 0) atomicAdd(&counts[b], (unsigned long long)c);
-    }
-  }
+  if (use_shared) flush_counts(shared_counts, counts, nbins);
 }
 
-// Sums in shared memory when `copies` > 0: `copies` (a power of two) interleaved copies of the bins,
-// sums[b * copies + c], lane l adding into copy l % copies. A double atomicAdd on shared memory is
-// a compare-and-swap loop, which retries whenever lanes of a warp name the same bin; separate copies
-// make that rare (kernels/indexing.cuh's add_private does the same for add_at).
+// Sums in shared memory when `use_shared` (a double atomicAdd there is a compare-and-swap loop, but
+// on a block's own copy of the bins), flushed once per block and nonzero bin.
 template <class T, class W>
 __global__ void nd_bincount_weighted(const T* x, unsigned long long n, const W* w, double* sums,
-                                     long long nbins, int copies) {
+                                     long long nbins, int use_shared) {
   extern __shared__ double shared_sums[];
-  const long long cells = nbins * copies;
-  for (long long b = threadIdx.x; b < cells; b += blockDim.x) shared_sums[b] = 0.0;
-  if (copies > 0) __syncthreads();
-  const int copy = copies > 0 ? (int)(threadIdx.x & (copies - 1)) : 0;
+  if (use_shared) {
+    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) shared_sums[b] = 0.0;
+    __syncthreads();
+  }
   for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n;
        i += 1ull * gridDim.x * blockDim.x) {
     const long long v = (long long)x[i];
     if (v >= 0 && v < nbins) {
-      if (copies > 0) atomicAdd(&shared_sums[v * copies + copy], (double)w[i]);
+      if (use_shared) atomicAdd(&shared_sums[v], (double)w[i]);
       else atomicAdd(&sums[v], (double)w[i]);
     }
   }
-  if (copies > 0) {
+  if (use_shared) {
     __syncthreads();
     for (long long b = threadIdx.x; b < nbins; b += blockDim.x) {
-      double c = 0.0;
-      for (int k = 0; k < copies; ++k) c += shared_sums[b * copies + ((b + k) & (copies - 1))];
-      if (c != 0.0) atomicAdd(&sums[b], c);
+      if (shared_sums[b] != 0.0) atomicAdd(&sums[b], shared_sums[b]);
     }
   }
 }
@@ -137,13 +137,7 @@ __global__ void nd_bin_count(const T* x, unsigned long long n, const double* edg
       else atomicAdd(&counts[b], 1ull);
     }
   }
-  if (use_shared) {
-    __syncthreads();
-    for (long long b = threadIdx.x; b < nbins; b += blockDim.x) {
-      const unsigned int c = shared_counts[b];
-      if (c != 0) atomicAdd(&counts[b], (unsigned long long)c);
-    }
-  }
+  if (use_shared) flush_counts(shared_counts, counts, nbins);
 }
 
 // np.linspace(lo, hi, n) as NumPy computes it: i * step + lo, rounded twice (no fused
@@ -215,6 +209,12 @@ const char* unit_type(std::size_t unit) {
   return unit == 8 ? "unsigned long long" : unit == 4 ? "unsigned int" : unit == 2 ? "unsigned short" : "unsigned char";
 }
 
+void require_two_edges(index_t nedges) {
+  if (nedges < 2) {
+    throw shape_error("histogram: the bin edges must have at least 2 elements, got " + std::to_string(nedges));
+  }
+}
+
 }  // namespace
 
 void bincount_into(dtype idx_type, const void* idx, index_t n, dtype weight_type, const void* weights, index_t nbins,
@@ -230,18 +230,15 @@ void bincount_into(dtype idx_type, const void* idx, index_t n, dtype weight_type
     const raw_kernel& k = kernel(instance("nd_bincount", idx_type));
     k.launch(k.occupancy_config(static_cast<std::size_t>(n), s, shared), s, idx, un, counts, bins, use_shared);
   } else {
-    int copies = nbins <= shared_sum_bins ? 1 : 0;
-    while (copies > 0 && copies < 32 && nbins * copies * 2 <= shared_sum_bins) {
-      copies *= 2;
-    }
-    const auto shared = static_cast<std::size_t>(nbins * copies) * sizeof(double);
+    const int use_shared = nbins <= shared_sum_bins ? 1 : 0;
+    const std::size_t shared = use_shared ? static_cast<std::size_t>(nbins) * sizeof(double) : 0;
     if (weight_type != dtype::float32 && weight_type != dtype::float64) {
       throw type_error(std::string("bincount: the weights must be float32 or float64 here, got ") +
                        std::string(name(weight_type)));
     }
     const raw_kernel& k =
         kernel("nd_bincount_weighted<" + std::string(c_type(idx_type)) + ", " + std::string(c_type(weight_type)) + ">");
-    k.launch(k.occupancy_config(static_cast<std::size_t>(n), s, shared), s, idx, un, weights, sums, bins, copies);
+    k.launch(k.occupancy_config(static_cast<std::size_t>(n), s, shared), s, idx, un, weights, sums, bins, use_shared);
   }
 }
 
@@ -250,9 +247,7 @@ void bin_index_into(dtype x_type, const void* x, index_t n, const double* edges,
   if (n == 0) {
     return;
   }
-  if (nedges < 2) {
-    throw shape_error("histogram: the bin edges must have at least 2 elements, got " + std::to_string(nedges));
-  }
+  require_two_edges(nedges);
   const raw_kernel& k = kernel(instance("nd_bin_index", x_type));
   k.launch(k.occupancy_config(static_cast<std::size_t>(n), s), s, x, static_cast<unsigned long long>(n), edges,
            static_cast<long long>(nedges), out);
@@ -260,9 +255,7 @@ void bin_index_into(dtype x_type, const void* x, index_t n, const double* edges,
 
 void bin_count_into(dtype x_type, const void* x, index_t n, const double* edges, index_t nedges, std::int64_t* counts,
                     const stream& s) {
-  if (nedges < 2) {
-    throw shape_error("histogram: the bin edges must have at least 2 elements, got " + std::to_string(nedges));
-  }
+  require_two_edges(nedges);
   if (n == 0) {
     return;
   }

@@ -239,24 +239,19 @@ bool add_privately(const prepared& pr, const index_plan& plan, std::span<const e
       !is_c_contiguous(dst.layout.shape, dst.layout.strides)) {
     return false;
   }
-  // As many interleaved copies per block as fit (up to one per lane): see add_private.
-  int copies = 1;
-  while (copies < 32 && bytes * copies * 2 <= max_private_bytes) {
-    copies *= 2;
-  }
   const std::string type(cuda_type_name(t));
   const raw_kernel& k = kernel("ndcuda::indexing::add_private<" + type + ", " + dims_args(plan) + ">");
-  const launch_config config =
-      k.occupancy_config(static_cast<std::size_t>(pr.p.n), s, static_cast<std::size_t>(bytes * copies));
+  // The fold compiles on a background thread while add_private compiles here, on a first call.
+  const raw_kernel& fold = kernel("ndcuda::indexing::add_partials<" + type + ">");
+  fold.start_compile(s);
+  const launch_config config = k.occupancy_config(static_cast<std::size_t>(pr.p.n), s, static_cast<std::size_t>(bytes));
   const auto blocks = static_cast<index_t>(config.grid.x);
   void* partials = nullptr;
   const auto owner =
       allocate_buffer(checked_bytes(checked_mul(blocks, span, "add_at's per-block copies"), itemsize(t)), s, &partials);
-  k.launch(config, s, pr.p, values, static_cast<long long>(dst.layout.offset), static_cast<long long>(span), copies,
-           partials);
+  k.launch(config, s, pr.p, values, static_cast<long long>(dst.layout.offset), static_cast<long long>(span), partials);
   report_out_of_range(pr, plan, arrays, s);  // dst is still untouched
   // 32 warps per block, each block 32 destination elements (see add_partials).
-  const raw_kernel& fold = kernel("ndcuda::indexing::add_partials<" + type + ">");
   launch_config fold_config;
   fold_config.block = dim3(1024, 1, 1);
   fold_config.grid = dim3(static_cast<unsigned>(std::min<index_t>((span + 31) / 32, 65535)), 1, 1);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <ndcuda/ndcuda.hpp>
 #include <string>
 #include <vector>
@@ -234,4 +235,67 @@ TEST(Tier0, WithTiersOffTheFirstCallWaitsForItsKernel) {
   EXPECT_EQ(nd::jit::status().compiles, compiles + 1) << "the first call did not compile its kernel itself";
   const auto host = a.to_host();
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], host[i] * 2.0f + 1.0f) << "at " << i;
+}
+
+namespace {
+
+// Events of the kernel named `name` while `run` runs (and the background compiles it started end).
+template <class F>
+std::vector<nd::jit::compile_event> events_of(const std::string& name, F&& run) {
+  std::mutex mutex;
+  std::vector<nd::jit::compile_event> events;
+  const auto previous = nd::jit::set_compile_listener([&](const nd::jit::compile_event& e) {
+    std::lock_guard lock(mutex);
+    if (e.kernel == name) events.push_back(e);
+  });
+  run();
+  nd::jit::wait_all();
+  nd::jit::set_compile_listener(previous);
+  std::lock_guard lock(mutex);
+  return events;
+}
+
+// raw_kernel::start_compile with tiers on or off, then a launch: p[i] *= a over random doubles.
+void start_compile_then_launch(bool tiers, std::vector<nd::jit::compile_event>* started,
+                               std::vector<nd::jit::compile_event>* launched) {
+  use_tiers(tiers);
+  start_cold();
+  const nd::raw_kernel scale(
+      "template <class T> __global__ void scale(T* p, T a, int n) {"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] *= a; }",
+      "scale<double>");
+  const nd::stream s(0);
+  *started = events_of(scale.name(), [&] { scale.start_compile(s); });
+  const auto host = nd::testing::uniform_values<double>(n, -3.0, 3.0);
+  nd::ndarray<double> p = nd::asarray<double>(host, {static_cast<nd::index_t>(n)}, s);
+  *launched = events_of(scale.name(),
+                        [&] { scale(dim3((n + 255) / 256), dim3(256), 0, s, p.data(), -1.75, static_cast<int>(n)); });
+  const auto got = p.to_host();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], host[i] * -1.75) << "at " << i;
+}
+
+}  // namespace
+
+TEST(Tier0, StartCompileCompilesARawKernelInTheBackgroundAndTheLaunchUsesIt) {
+  NDCUDA_REQUIRE_GPU();
+  std::vector<nd::jit::compile_event> started;
+  std::vector<nd::jit::compile_event> launched;
+  start_compile_then_launch(true, &started, &launched);
+  ASSERT_EQ(started.size(), 1U);
+  EXPECT_TRUE(started[0].background);
+  EXPECT_EQ(started[0].from, nd::jit::compile_event::origin::compiled);
+  for (const auto& e : launched) {
+    EXPECT_NE(e.from, nd::jit::compile_event::origin::compiled) << "the launch compiled the kernel again";
+  }
+}
+
+TEST(Tier0, StartCompileLeavesTheCompileToTheLaunchWithTiersOff) {
+  NDCUDA_REQUIRE_GPU();
+  std::vector<nd::jit::compile_event> started;
+  std::vector<nd::jit::compile_event> launched;
+  start_compile_then_launch(false, &started, &launched);
+  EXPECT_TRUE(started.empty()) << "NDCUDA_JIT_TIERED=0 compiles on the caller's thread only";
+  ASSERT_EQ(launched.size(), 1U);
+  EXPECT_FALSE(launched[0].background);
+  EXPECT_EQ(launched[0].from, nd::jit::compile_event::origin::compiled);
 }

@@ -80,8 +80,8 @@ TEST(AddAtSmallTarget, EveryDtypeWithAHardwareAtomicAddMatchesTheHostSums) {
   check_one_dtype<std::uint64_t>(64, 3000);
 }
 
-// The benchmark's case: int32 indices into 256 float32 bins (32 interleaved copies per block), with
-// a count that leaves a tail after the batches of four.
+// The benchmark's case: int32 indices into 256 float32 bins, with a count that leaves a tail after
+// the batches of four.
 TEST(AddAtSmallTarget, Int32IndicesIntoFloatBinsWithARaggedTail) {
   NDCUDA_REQUIRE_GPU();
   check_one_dtype<float, std::int32_t>(256, (1 << 20) + 7);

@@ -62,6 +62,12 @@ class raw_kernel {
   /// cache so a later process on such a GPU skips the compile.
   void compile(compute_capability cc) const { jit::detail::compile_for(*state_, cc); }
 
+  /// Starts compiling for `s`'s device on a background thread, unless the kernel is ready there
+  /// (in memory or the disk cache) or NDCUDA_JIT_TIERED=0; returns at once. A launch that comes
+  /// while that compile runs waits for it instead of compiling again, so a program that needs
+  /// two new kernels in a row compiles the second while the first compiles (or runs).
+  void start_compile(const stream& s) const { jit::detail::start_compile(*state_, s.device()); }
+
   /// The kernel's name expression.
   [[nodiscard]] const std::string& name() const { return jit::detail::kernel_name(*state_); }
   /// The CUDA C++ source.
