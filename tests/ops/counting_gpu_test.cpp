@@ -116,9 +116,9 @@ TEST(BincountGpu, WeightsSumAsFloat64AndOtherDtypesCount) {
   EXPECT_EQ(nd::bincount(b).to_host(), (std::vector<std::int64_t>{1, 3}));
 }
 
-// Weighted sums with 256 and 3000 bins (a block's sums in shared memory) and 5000 bins (global
-// atomics), against host sums in double.
-TEST(BincountGpu, WeightedSumsMatchTheHostWithSharedAndGlobalSums) {
+// Weighted sums with 256 bins (16 interleaved copies per block in shared memory), 3000 bins (one
+// copy) and 5000 bins (global atomics), against host sums in double.
+TEST(BincountGpu, WeightedSumsMatchTheHostWithEveryNumberOfSharedCopies) {
   NDCUDA_REQUIRE_GPU();
   for (const std::int64_t bins : {256, 3000, 5000}) {
     const auto h = nd::testing::uniform_values<std::int64_t>(200003, 0, static_cast<double>(bins - 1));
