@@ -11,7 +11,7 @@
 # the top: it needs only core/ and array/ today, and nothing else includes it, so it can grow
 # converters for any layer. A file's layer is its folder: include/ndcuda/<layer>/... or
 # src/<layer>/... (src's own headers are included as "<layer>/x.hpp"). The umbrella headers
-# include/ndcuda/{ndcuda,linalg,fft,random,dist}.hpp may include anything, but no layer includes
+# include/ndcuda/{ndcuda,linalg,fft,random,dist,io}.hpp may include anything, but no layer includes
 # them (ndcuda.hpp reaches random/ and interop/). The generated <ndcuda/version.hpp> counts as core.
 # kernels/*.cuh are device code compiled by NVRTC: they include only each other ("ndcuda/x.cuh", the
 # name they are embedded under) and system headers, never a header of include/ or src/. Host code of
@@ -54,7 +54,7 @@ grep -Hn -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' "${files[@]}" |
     nk = split(kernel_names, ks, " ")
     for (i = 1; i <= nk; i++) kernel[ks[i]] = 1
     umbrella["ndcuda.hpp"] = 1; umbrella["linalg.hpp"] = 1; umbrella["fft.hpp"] = 1
-    umbrella["random.hpp"] = 1; umbrella["dist.hpp"] = 1
+    umbrella["random.hpp"] = 1; umbrella["dist.hpp"] = 1; umbrella["io.hpp"] = 1
     # Exceptions: file | include | reason (a reason is required).
     ne = 0
     while ((getline line < exceptions) > 0) {

@@ -1,7 +1,7 @@
 // The README's "A taste", compiled so that it cannot drift from the API (it is built, and run
 // by the test suite when a GPU is present). Keep it identical to the README's block.
 #include <iostream>
-#include <ndcuda/interop/npy_array.hpp>
+#include <ndcuda/io.hpp>
 #include <ndcuda/ndcuda.hpp>
 #include <vector>
 

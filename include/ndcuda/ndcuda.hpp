@@ -1,6 +1,7 @@
 /// @file
 /// ndcuda: NumPy-like arrays on NVIDIA GPUs for plain C++. Include this one header and link
-/// ndcuda::ndcuda; no nvcc is needed in user code.
+/// ndcuda::ndcuda; no nvcc is needed in user code. File I/O (.npy, .npz, text) is
+/// <ndcuda/io.hpp>; linear algebra and FFT are <ndcuda/linalg.hpp> and <ndcuda/fft.hpp>.
 #pragma once
 #pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
@@ -19,9 +20,6 @@
 #include <ndcuda/device/limits.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <ndcuda/device/visible_devices.hpp>
-#include <ndcuda/interop/npy.hpp>
-#include <ndcuda/interop/npz_array.hpp>
-#include <ndcuda/interop/text_array.hpp>
 #include <ndcuda/jit/cache.hpp>
 #include <ndcuda/jit/elementwise_kernel.hpp>
 #include <ndcuda/jit/launch.hpp>

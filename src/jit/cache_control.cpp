@@ -12,7 +12,7 @@ cache_status status() {
     const auto& config = disk->config();
     s.disk_enabled = config.enabled;
     s.disk_writable = disk->writable();
-    s.directory = config.directory;
+    s.directory = config.directory.string();
     s.disabled_reason = config.disabled_reason;
     s.refused_reason = disk->refused_reason();
     s.max_bytes = config.max_bytes;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iostream>
 #include <ndcuda/fft.hpp>
+#include <ndcuda/io.hpp>
 #include <ndcuda/linalg.hpp>
 #include <ndcuda/ndcuda.hpp>
 #include <ndcuda/random.hpp>

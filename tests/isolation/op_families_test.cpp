@@ -14,6 +14,7 @@
 #include <functional>
 #include <ndcuda/dist.hpp>
 #include <ndcuda/fft.hpp>
+#include <ndcuda/io.hpp>
 #include <ndcuda/linalg.hpp>
 #include <ndcuda/ndcuda.hpp>
 #include <ndcuda/random.hpp>

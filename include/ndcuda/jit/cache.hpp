@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -44,9 +43,9 @@ struct cache_status {
   /// Disk cache, as configured from NDCUDA_CACHE, NDCUDA_CACHE_DIR, XDG_CACHE_HOME, HOME and
   /// NDCUDA_CACHE_MAX_SIZE when the first kernel was compiled or looked up.
   bool disk_enabled = false;
-  bool disk_writable = false;       ///< false after a write failed or the folder was refused (memory-only)
-  std::filesystem::path directory;  ///< the disk cache folder
-  std::string disabled_reason;      ///< why disk_enabled is false
+  bool disk_writable = false;   ///< false after a write failed or the folder was refused (memory-only)
+  std::string directory;        ///< the disk cache folder
+  std::string disabled_reason;  ///< why disk_enabled is false
   /// Non-empty when the folder was refused as unsafe (another user owns it, or group or others
   /// may write it): the reason. Nothing is then read from it or written to it (docs/jit.md).
   std::string refused_reason;
