@@ -10,12 +10,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <complex>
 #include <ndcuda/fft.hpp>
 #include <ndcuda/linalg.hpp>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "support/gpu_timing.hpp"
@@ -114,6 +116,60 @@ void BM_cublas_gemm(benchmark::State& state) {
       3);
   flops(state, 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
   state.SetLabel("baseline: raw cublasGemmEx");
+}
+
+// --- the process's first product (issue 39's peer row: cuBLAS's set-up) ---------------------
+
+// Two 1024^2 float32 matrices made from host values (no kernel, so nothing is compiled first).
+std::pair<nd::ndarray<float>, nd::ndarray<float>> first_product_inputs() {
+  constexpr nd::index_t n = 1024;
+  std::vector<float> host(static_cast<std::size_t>(n * n));
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    host[i] = static_cast<float>(std::sin(0.618034 * static_cast<double>(i)));
+  }
+  auto a = nd::asarray<float>(host, {n, n});
+  auto b = nd::asarray<float>(host, {n, n});
+  a.stream().synchronize();
+  return {std::move(a), std::move(b)};
+}
+
+// The process's first nd::matmul of 1024^2 float32, from the call to the product on the device
+// (its handle, workspace, output and the GEMM). Meaningful only as the process's first product, so
+// run alone, beside its floor in another fresh process and CuPy's:
+//   linalg_bench --benchmark_filter=first_matmul_of_process
+//   linalg_bench --benchmark_filter=first_cublas_gemm_of_process
+//   python3 benchmarks/cupy/first_matmul_cupy.py
+void BM_first_matmul_of_process(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto [a, b] = first_product_inputs();
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    const nd::ndarray<float> c = nd::matmul(a, b);
+    c.stream().synchronize();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  state.SetLabel("the process's first matmul; run alone");
+}
+
+// Its floor: cublasCreate and the same cublasSgemm into a preallocated output, in a fresh process.
+void BM_first_cublas_gemm_of_process(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const auto [a, b] = first_product_inputs();
+  auto c = nd::empty<float>({1024, 1024}, a.stream());
+  const float one = 1;
+  const float zero = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    cublasHandle_t h = nullptr;
+    cublas_check(cublasCreate(&h));
+    cublas_check(cublasSetStream(h, a.stream().handle()));
+    cublas_check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 1024, 1024, 1024, &one, b.data(), 1024, a.data(), 1024, &zero,
+                             c.data(), 1024));
+    a.stream().synchronize();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    cublas_check(cublasDestroy(h));
+  }
+  state.SetLabel("baseline: the process's first cublasCreate + cublasSgemm; run alone");
 }
 
 /// Host time of a small product: the call returns once queued; the GPU keeps up.
@@ -361,6 +417,8 @@ void BM_bf16_cool_start(benchmark::State& state) {
 
 }  // namespace
 
+BENCHMARK(BM_first_matmul_of_process)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_first_cublas_gemm_of_process)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_matmul<float>)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cublas_gemm<float>)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_matmul<float>)->Arg(1024)->UseManualTime()->Unit(benchmark::kMicrosecond);
