@@ -3,6 +3,7 @@
 #include "jit/kernel_state.hpp"
 
 #include <algorithm>
+#include <ndcuda/jit/raw_kernel.hpp>
 
 #include "jit/background_compiles.hpp"
 #include "jit/compile_events.hpp"
@@ -138,6 +139,19 @@ void start_compile(const kernel_state& kernel, int device) {
     (void)kernel.ready_without_waiting(device);
   }
 }
+
+}  // namespace ndcuda::jit::detail
+
+namespace ndcuda {
+
+// Out of line so that the library exports raw_kernel's member, not a detail:: entry point.
+void raw_kernel::start_compile(const stream& s) const {
+  jit::detail::start_compile(*state_, s.device());
+}
+
+}  // namespace ndcuda
+
+namespace ndcuda::jit::detail {
 
 const std::string& kernel_name(const kernel_state& kernel) {
   return kernel.name;

@@ -71,6 +71,10 @@ struct kernel_state {
   mutable std::shared_ptr<std::atomic<bool>> background_done_;
 };
 
+/// Starts the kernel's compile for `device` on a background thread unless it is ready there, or
+/// tiered calls are off (NDCUDA_JIT_TIERED=0: every compile on the caller's thread). Never waits.
+void start_compile(const kernel_state& kernel, int device);
+
 /// The program_name for a kernel name: identifier characters kept, the rest replaced by '_'.
 [[nodiscard]] std::string program_name_for(std::string_view name);
 

@@ -45,10 +45,6 @@ void launch(const kernel_state& kernel, const launch_config& config, const strea
 /// source early, or to fill the cache ahead of time on a machine without a GPU.
 void compile_for(const kernel_state& kernel, compute_capability cc);
 
-/// Starts the kernel's compile for `device` on a background thread unless it is ready there, or
-/// tiered calls are off (NDCUDA_JIT_TIERED=0: every compile on the caller's thread). Never waits.
-void start_compile(const kernel_state& kernel, int device);
-
 [[nodiscard]] const std::string& kernel_name(const kernel_state& kernel);
 [[nodiscard]] const std::string& kernel_source(const kernel_state& kernel);
 

@@ -66,7 +66,7 @@ class raw_kernel {
   /// (in memory or the disk cache) or NDCUDA_JIT_TIERED=0; returns at once. A launch that comes
   /// while that compile runs waits for it instead of compiling again, so a program that needs
   /// two new kernels in a row compiles the second while the first compiles (or runs).
-  void start_compile(const stream& s) const { jit::detail::start_compile(*state_, s.device()); }
+  void start_compile(const stream& s) const;
 
   /// The kernel's name expression.
   [[nodiscard]] const std::string& name() const { return jit::detail::kernel_name(*state_); }
