@@ -6,8 +6,11 @@
 # benchmarks/cupy/ when CuPy is installed and the PyTorch ones in benchmarks/torch/ when PyTorch is,
 # and last draws docs/bandwidth.svg (tools/plot_bandwidth.py) when matplotlib is importable.
 #
-#   tools/gpu-check.sh            # tests
-#   tools/gpu-check.sh --bench    # tests, then benchmarks
+#   tools/gpu-check.sh              # tests
+#   tools/gpu-check.sh --bench      # tests, then benchmarks
+#   tools/gpu-check.sh --build-only # configure and build as the two above do, then stop: a lease that
+#                                   # runs chosen benchmarks first, then the tests, builds once (a build
+#                                   # folder configured any other way is reconfigured and its tests rebuilt)
 #
 # NDCUDA_BUILD_TARGETS (a list of targets) builds only those, and NDCUDA_CTEST_REGEX runs only the
 # tests it matches (ctest -R): for a quick pass over one area on a lent multi-GPU machine.
@@ -17,7 +20,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NDCUDA_GPU_BUILD_DIR:-$root/build/gpu-check}
 jobs=${JOBS:-$(nproc)}
 run_benchmarks=0
+build_only=0
 [[ "${1:-}" == "--bench" ]] && run_benchmarks=1
+[[ "${1:-}" == "--build-only" ]] && build_only=1
 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
 echo "gpu-check: ${gpus} GPU(s) visible to nvidia-smi"
@@ -42,6 +47,10 @@ targets=()
 for t in ${NDCUDA_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build "$build" -j "$jobs" "${targets[@]}" >"$build.build.log" 2>&1 ||
   { grep -E "error|Error" -A3 "$build.build.log" | head -80; tail -20 "$build.build.log"; echo "gpu-check: build failed"; exit 1; }
+if ((build_only)); then
+  echo "gpu-check: built $build (--build-only: no tests run)"
+  exit 0
+fi
 
 log=$build/ctest.log
 filter=()
