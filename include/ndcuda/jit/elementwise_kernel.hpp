@@ -6,6 +6,7 @@
 
 #include <array>
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <ndcuda/core/shape.hpp>
 #include <ndcuda/jit/launch.hpp>
@@ -34,7 +35,7 @@ struct array_ref {
 
 namespace jit::detail {
 
-struct elementwise_state;
+struct NDCUDA_INTERNAL elementwise_state;
 
 struct operand {
   const void* data;

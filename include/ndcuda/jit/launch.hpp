@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/device/device.hpp>
 #include <ndcuda/device/stream.hpp>
 #include <string>
@@ -26,7 +27,7 @@ namespace jit::detail {
 
 /// One kernel source (one or more kernels in it, by name expression) with its per-device
 /// compiled and loaded state. Defined in src/jit; users hold it through raw_kernel.
-struct kernel_state;
+struct NDCUDA_INTERNAL kernel_state;
 
 [[nodiscard]] std::shared_ptr<kernel_state> make_kernel_state(std::string source, std::string name,
                                                               std::vector<std::string> options);

@@ -30,7 +30,7 @@ namespace ndcuda::random {
 
 namespace detail {
 
-struct generator_state;
+struct NDCUDA_INTERNAL generator_state;
 
 /// A fresh generator: key from (entropy, spawn_key, jumps) through SplitMix64, offset 0.
 [[nodiscard]] std::shared_ptr<generator_state> make_state(std::uint64_t entropy, std::vector<std::uint64_t> spawn_key,

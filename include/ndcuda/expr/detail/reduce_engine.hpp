@@ -28,7 +28,7 @@ struct reduce_spec {
 
 /// Engine state: the jit engine's state (generated sources, compiled variants) for one (map,
 /// reducer) pair; defined in src/expr/reduction_state.hpp.
-struct reduction_state;
+struct NDCUDA_INTERNAL reduction_state;
 
 /// A fresh state for the map body `map_statement` (assigns `out`, of dtype spec.value, from in0,
 /// in1, ... and scalars s0, s1, ...); callers cache it per expression type.

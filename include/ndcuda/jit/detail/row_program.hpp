@@ -6,6 +6,7 @@
 #pragma GCC visibility push(default)  // what the public headers declare is the ABI (docs/design.md)
 
 #include <memory>
+#include <ndcuda/core/detail/internal.hpp>
 #include <ndcuda/core/dtype.hpp>
 #include <string>
 #include <vector>
@@ -25,7 +26,7 @@ struct row_stage {
 };
 
 /// Compiled kernels of one program, by block size and variant (src/jit/row_program_launch.cpp).
-struct row_kernels;
+struct NDCUDA_INTERNAL row_kernels;
 
 /// The generated program of one tree type and leaf pattern: the stages in order (inner reductions
 /// first), which stage each lazy reduction became (read by the engine to pass each stage's
