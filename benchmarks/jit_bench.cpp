@@ -397,10 +397,7 @@ void tier0_image_load(benchmark::State& state) {
   const auto& api = nd::detail::driver();
   nd::device_guard guard(0);
   const auto images = state.range(0) == 0 ? jd::tier0_images() : jd::tier0_reduction_images();
-  const jd::tier0_image* best = nullptr;
-  for (const jd::tier0_image& image : images) {
-    if (image.arch / 10 == device_arch() / 10 && image.arch <= device_arch()) best = &image;
-  }
+  const jd::tier0_image* best = jd::tier0_image_for(images, device_arch());
   if (best == nullptr) {
     state.SkipWithError("no tier-0 image for this device");
     return;

@@ -21,10 +21,13 @@ struct tier0_image {
 [[nodiscard]] std::span<const tier0_image> tier0_images();
 [[nodiscard]] std::span<const tier0_image> tier0_reduction_images();
 
+/// The image in `images` that runs on a device of `device_arch` (90 for sm_90): the newest of the
+/// same major architecture and no newer; nullptr when none does.
+[[nodiscard]] const tier0_image* tier0_image_for(std::span<const tier0_image> images, int device_arch);
+
 class program;
 
-/// The program of the image in `images` that runs on a device of `device_arch` (90 for sm_90): the
-/// newest of the same major architecture and no newer; nullptr when none does. Made once per image
+/// The program of tier0_image_for(images, device_arch); nullptr when there is none. Made once per image
 /// (its kernels named `kernels`, by index) and kept for the life of the process.
 [[nodiscard]] const program* tier0_program_for(std::span<const tier0_image> images, const char* file,
                                                const std::vector<std::string>& kernels, int device_arch);

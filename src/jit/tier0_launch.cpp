@@ -24,14 +24,19 @@ constexpr const char* interpreter_name = "ndcuda_tier0_elementwise";
 
 }  // namespace
 
-const program* tier0_program_for(std::span<const tier0_image> images, const char* file,
-                                 const std::vector<std::string>& kernels, int device_arch) {
+const tier0_image* tier0_image_for(std::span<const tier0_image> images, int device_arch) {
   const tier0_image* best = nullptr;
   for (const tier0_image& image : images) {
     if (image.arch / 10 == device_arch / 10 && image.arch <= device_arch) {
       best = &image;
     }
   }
+  return best;
+}
+
+const program* tier0_program_for(std::span<const tier0_image> images, const char* file,
+                                 const std::vector<std::string>& kernels, int device_arch) {
+  const tier0_image* best = tier0_image_for(images, device_arch);
   if (best == nullptr) {
     return nullptr;
   }
